@@ -132,11 +132,14 @@ test.describe
       await shoot(page, "finance2-profile-approved");
     });
 
-    test("[finance] records a tax form; one saved from a page drawn before it is refused", async ({ page }) => {
+    test("[finance] records a tax form; one saved from a page drawn before it is refused", async ({
+      page,
+      checked,
+    }) => {
       await signIn(page, "finance");
       await page.goto(`/recipients/${RECIPIENT}`);
       // A colleague's tab, drawn now, before the save below.
-      const other = await page.context().newPage();
+      const other = await checked(await page.context().newPage());
       await other.goto(`/recipients/${RECIPIENT}`);
       const form = page.getByRole("form", { name: "Tax form" });
       await form.getByLabel("Tax form on file").selectOption("W-9");

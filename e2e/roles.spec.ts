@@ -96,13 +96,13 @@ test.describe("sign-in and roles", () => {
     await page.goto("/settings");
     await expect(page).toHaveURL(/\/sign-in\?next=%2Fsettings$/);
   });
-  test("[admin] sees an account slowed by failed sign-ins and clears it", async ({ page, browser }) => {
+  test("[admin] sees an account slowed by failed sign-ins and clears it", async ({ page, browser, checked }) => {
     // The account waits 15 s after its fifth failure. The admin is signed in and on the page first, so that only the
     // stranger's last attempt and a reload stand between that failure and the page showing the wait, even on a busy
     // machine (signing in took longer than the wait here).
     await signIn(page, "admin");
     await page.goto("/settings/users");
-    const stranger = await browser.newPage();
+    const stranger = await checked(await browser.newPage());
     await stranger.goto("/sign-in");
     for (let i = 0; i < 6; i++) {
       await stranger.getByLabel("Email").fill("guessed@e2e.test");

@@ -17,7 +17,7 @@ const IBAN_RECIPIENT = 100_006;
 test("[admin] a game secret saved in settings never appears in the database, the pages or the log", async ({
   page,
 }) => {
-  const bodies = collectBodies(page);
+  const received = collectBodies(page);
 
   await signIn(page, "admin");
   await page.goto("/settings/games");
@@ -71,6 +71,7 @@ test("[admin] a game secret saved in settings never appears in the database, the
     await page.goto(path);
     await page.waitForLoadState("networkidle");
   }
+  const bodies = await received.read();
   expect(bodies.length).toBeGreaterThan(10);
   const scripts = bodies.filter((b) => b.includes("function") || b.includes("=>"));
   expect(scripts.length).toBeGreaterThan(0);
@@ -93,7 +94,7 @@ const IBAN_TEST = "[finance] an IBAN saved on a recipient's page never appears i
 test(IBAN_TEST, async ({ page }) => {
   // A long flow: it downloads two exports of every batch the suite has made and reads every row of the database.
   test.setTimeout(180_000 * SLACK);
-  const bodies = collectBodies(page);
+  const received = collectBodies(page);
   await signIn(page, "finance");
   await page.goto(`/recipients/${IBAN_RECIPIENT}`);
   const form = page.getByRole("form", { name: "Payout details" });
@@ -114,6 +115,7 @@ test(IBAN_TEST, async ({ page }) => {
   // The window pages (with their payment files panel) and every batch's payout and journal exports.
   await page.goto(`/payouts/${CRAWL_MONTH}`);
   await page.waitForLoadState("networkidle");
+  const bodies = [...(await received.read())];
   const batches = await withDatabase((client) => client.query<{ id: string }>("select id from payout_batch"));
   for (const { id } of batches.rows) {
     for (const kind of ["payouts", "journal"])
@@ -132,17 +134,27 @@ test(IBAN_TEST, async ({ page }) => {
   expectNotInServerLog([IBAN, ACCOUNT_HOLDER]);
 });
 
-/** Every response body the page receives, as text, from now on. */
-function collectBodies(page: Page): string[] {
+/**
+ * Every response body the page receives, as text, from now on: `read()` waits for the bodies of every response
+ * received so far (each is read as it arrives, after the page has it), then gives them all.
+ */
+function collectBodies(page: Page): { read: () => Promise<string[]> } {
   const bodies: string[] = [];
-  page.on("response", async (response) => {
-    try {
-      bodies.push(await response.text());
-    } catch {
-      // redirects and aborted requests have no body
-    }
+  const reading: Promise<void>[] = [];
+  page.on("response", (response) => {
+    reading.push(
+      response.text().then(
+        (text) => void bodies.push(text),
+        () => {}, // redirects and aborted requests have no body
+      ),
+    );
   });
-  return bodies;
+  return {
+    read: async () => {
+      await Promise.all(reading);
+      return bodies;
+    },
+  };
 }
 
 async function withDatabase<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -120,7 +120,11 @@ test.describe("statements", () => {
     await expect(page.getByRole("status").filter({ hasText: "Queued 1 statement email." })).toBeVisible();
   });
 
-  test("[admin] opens a statement email in the outbox and follows its link signed out", async ({ page, browser }) => {
+  test("[admin] opens a statement email in the outbox and follows its link signed out", async ({
+    page,
+    browser,
+    checked,
+  }) => {
     await signIn(page, "admin");
     await page.getByRole("link", { name: "Outbox" }).click();
     await expect(page.getByRole("heading", { name: "Outbox", level: 1 })).toBeVisible();
@@ -156,7 +160,7 @@ test.describe("statements", () => {
       expect((await pdf.body()).subarray(0, 5).toString()).toBe("%PDF-");
       const tampered = await recipient.request.get(`${link?.slice(0, -1)}${link?.endsWith("A") ? "B" : "A"}`);
       expect(tampered.status()).toBe(404);
-      const desk = await recipient.newPage();
+      const desk = await checked(await recipient.newPage());
       await desk.goto("/payouts");
       await expect(desk).toHaveURL(/\/sign-in$/);
     } finally {
