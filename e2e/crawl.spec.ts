@@ -30,7 +30,6 @@ const CONCURRENCY = 4;
 const PAGE_ALLOWANCE_MS = 20_000;
 const MAX_PAGE_MS = 90_000;
 const APP_DIR = path.resolve(import.meta.dirname, "..", "app");
-const RESULTS_DIR = path.resolve(import.meta.dirname, "..", "test-results");
 
 /**
  * The app's data tables keep sort, direction, page, page size and filters in the URL, changed by buttons (not links):
@@ -172,8 +171,12 @@ async function crawl(request: APIRequestContext, origin: string): Promise<Visit[
   return visits;
 }
 
+/**
+ * What a role's crawl found, for its axe test: in the project's output folder, which Playwright empties at the start of
+ * a run, so the axe test never reads a crawl of an earlier run (it fails, saying so, when this run's did not write it).
+ */
 function resultsFile(role: Role): string {
-  return path.join(RESULTS_DIR, `crawl-${role}.json`);
+  return path.join(test.info().project.outputDir, `crawl-${role}.json`);
 }
 
 test.describe("crawl", () => {
@@ -186,7 +189,7 @@ test.describe("crawl", () => {
       await signIn(page, role);
       const origin = new URL(baseURL ?? page.url()).origin;
       const visits = await crawl(page.request, origin);
-      mkdirSync(RESULTS_DIR, { recursive: true });
+      mkdirSync(path.dirname(resultsFile(role)), { recursive: true });
       writeFileSync(resultsFile(role), JSON.stringify(visits, null, 1));
 
       const failing = visits
