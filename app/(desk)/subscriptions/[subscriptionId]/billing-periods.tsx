@@ -1,10 +1,7 @@
 import { HeadCells } from "@/app/_components/table/columns";
-import { Pager } from "@/app/_components/table/pager";
-import { EmptyRow, SimpleTable } from "@/app/_components/table/table";
-import { Banner } from "@/app/_components/ui/banner";
 import type { Loaded } from "@/lib/lookup/load";
 import type { SubscriptionAttribution } from "@/lib/service/schemas";
-import { StatusFilter } from "../_components/status-filter";
+import { ServiceList } from "../_components/service-list";
 import { PeriodRow } from "./period-row";
 
 /** The Billing periods section of a subscription: one page of its periods from the service, filtered by status. */
@@ -19,67 +16,39 @@ export function BillingPeriods(props: {
   hrefFor: (offset: number) => string;
   canRefund: boolean;
 }) {
-  const { id, attribution, status } = props;
   return (
-    <section aria-labelledby="periods" className="flex flex-col gap-2">
-      <h2 id="periods" className="text-sm font-semibold text-ink">
-        Billing periods
-      </h2>
-      {!attribution.ok ? (
-        <Banner tone="danger" role="alert">
-          {attribution.message}
-        </Banner>
-      ) : (
-        <div className="rounded-lg border border-line bg-surface">
-          <StatusFilter action={props.action} value={status} options={props.statusOptions} label="Period status" />
-          <div className="border-t border-line">
-            <SimpleTable
-              nowrapHead
-              caption={`Billing periods of ${id}, newest first`}
-              head={
-                <HeadCells
-                  columns={[
-                    "#",
-                    "Period id",
-                    "Status",
-                    "Window",
-                    "Paid at",
-                    ["Amount (USD)", "right"],
-                    ["Refunded (USD)", "right"],
-                    ["Partner revenue (USD)", "right"],
-                    ["Attributed (USD)", "right"],
-                    "Funding",
-                    "Refund",
-                  ]}
-                />
-              }
-              footer={
-                <Pager
-                  label="Billing period pages"
-                  offset={props.offset}
-                  limit={props.pageSize}
-                  total={attribution.value.pagination.total_count}
-                  hrefFor={props.hrefFor}
-                />
-              }
-            >
-              {attribution.value.periods.length === 0 ? (
-                <EmptyRow colSpan={11}>
-                  {attribution.value.pagination.total_count > 0
-                    ? "No periods on this page: it is past the last one."
-                    : status
-                      ? "No periods with this status."
-                      : "No billing periods yet."}
-                </EmptyRow>
-              ) : (
-                attribution.value.periods.map((p) => (
-                  <PeriodRow key={p.period_id} period={p} canRefund={props.canRefund} />
-                ))
-              )}
-            </SimpleTable>
-          </div>
-        </div>
-      )}
-    </section>
+    <ServiceList
+      headingId="periods"
+      heading="Billing periods"
+      loaded={props.attribution}
+      filter={{ action: props.action, value: props.status, options: props.statusOptions, label: "Period status" }}
+      caption={`Billing periods of ${props.id}, newest first`}
+      head={
+        <HeadCells
+          columns={[
+            "#",
+            "Period id",
+            "Status",
+            "Window",
+            "Paid at",
+            ["Amount (USD)", "right"],
+            ["Refunded (USD)", "right"],
+            ["Partner revenue (USD)", "right"],
+            ["Attributed (USD)", "right"],
+            "Funding",
+            "Refund",
+          ]}
+        />
+      }
+      pager={{ label: "Billing period pages", offset: props.offset, limit: props.pageSize, hrefFor: props.hrefFor }}
+      total={(value) => value.pagination.total_count}
+      rows={(value) => value.periods.map((p) => <PeriodRow key={p.period_id} period={p} canRefund={props.canRefund} />)}
+      columns={11}
+      empty={{
+        pastEnd: "No periods on this page: it is past the last one.",
+        filtered: "No periods with this status.",
+        none: "No billing periods yet.",
+      }}
+    />
   );
 }

@@ -20,8 +20,7 @@ import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../../no-game";
 import { SubscriptionStatusBadge, YesNo } from "../../_components/badges";
 import { MaybeMoney, MaybeTime } from "../../_components/maybe";
-import { Pager } from "@/app/_components/table/pager";
-import { StatusFilter } from "../../_components/status-filter";
+import { ServiceList } from "../../_components/service-list";
 import { EmptyRow, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 
 export async function generateMetadata({ params }: Pick<Props, "params">): Promise<Metadata> {
@@ -213,92 +212,69 @@ export default async function PlayerPage({ params, searchParams }: Props) {
           </Card>
         </div>
 
-        <section aria-labelledby="player-subscriptions" className="flex flex-col gap-2">
-          <h2 id="player-subscriptions" className="text-sm font-semibold text-ink">
-            Subscriptions
-          </h2>
-          {!subscriptions.ok ? (
-            <Banner tone="danger" role="alert">
-              {subscriptions.message}
-            </Banner>
-          ) : (
-            <div className="rounded-lg border border-line bg-surface">
-              <StatusFilter action={playerHref(email)} value={status} options={STATUS_OPTIONS} label="Status" />
-              <div className="border-t border-line">
-                <SimpleTable
-                  nowrapHead
-                  caption={`Subscriptions of ${email}`}
-                  head={
-                    <>
-                      <Th>Subscription</Th>
-                      <Th>Item</Th>
-                      <Th>Status</Th>
-                      <Th align="right">Price (USD)</Th>
-                      <Th align="right">Staged price (USD)</Th>
-                      <Th>Rail</Th>
-                      <Th>Wallet only</Th>
-                      <Th>Paid through</Th>
-                      <Th>Next charge</Th>
-                      <Th>Created</Th>
-                    </>
-                  }
-                  footer={
-                    <Pager
-                      label="Subscriptions pages"
-                      offset={offset}
-                      limit={PAGE_SIZE}
-                      total={subscriptions.value.pagination.total_count}
-                      hrefFor={hrefFor}
-                    />
-                  }
-                >
-                  {subscriptions.value.subscriptions.length === 0 ? (
-                    <EmptyRow colSpan={10}>
-                      {subscriptions.value.pagination.total_count > 0
-                        ? "No subscriptions on this page: it is past the last one."
-                        : status
-                          ? "No subscriptions with this status."
-                          : "This player has no subscriptions in this game."}
-                    </EmptyRow>
-                  ) : (
-                    subscriptions.value.subscriptions.map((s) => (
-                      <Tr key={s.subscription_id}>
-                        <Td>
-                          <TextLink href={subscriptionHref(s.subscription_id)} className="font-mono text-xs">
-                            {s.subscription_id}
-                          </TextLink>
-                        </Td>
-                        <Td>{s.item_name}</Td>
-                        <Td>
-                          <SubscriptionStatusBadge status={s.status} cancelAtPeriodEnd={s.cancel_at_period_end} />
-                        </Td>
-                        <Td align="right">
-                          <Money value={s.amount_usd} />
-                        </Td>
-                        <Td align="right">
-                          <MaybeMoney value={s.pending_amount_usd} />
-                        </Td>
-                        <Td>{s.funding_rail}</Td>
-                        <Td>
-                          <YesNo value={s.wallet_only} />
-                        </Td>
-                        <Td>
-                          <MaybeTime value={s.paid_through} focusable={false} />
-                        </Td>
-                        <Td>
-                          <NextCharge subscription={s} />
-                        </Td>
-                        <Td>
-                          <MaybeTime value={s.created_at} focusable={false} />
-                        </Td>
-                      </Tr>
-                    ))
-                  )}
-                </SimpleTable>
-              </div>
-            </div>
-          )}
-        </section>
+        <ServiceList
+          headingId="player-subscriptions"
+          heading="Subscriptions"
+          loaded={subscriptions}
+          filter={{ action: playerHref(email), value: status, options: STATUS_OPTIONS, label: "Status" }}
+          caption={`Subscriptions of ${email}`}
+          head={
+            <>
+              <Th>Subscription</Th>
+              <Th>Item</Th>
+              <Th>Status</Th>
+              <Th align="right">Price (USD)</Th>
+              <Th align="right">Staged price (USD)</Th>
+              <Th>Rail</Th>
+              <Th>Wallet only</Th>
+              <Th>Paid through</Th>
+              <Th>Next charge</Th>
+              <Th>Created</Th>
+            </>
+          }
+          pager={{ label: "Subscriptions pages", offset, limit: PAGE_SIZE, hrefFor }}
+          total={(value) => value.pagination.total_count}
+          rows={(value) =>
+            value.subscriptions.map((s) => (
+              <Tr key={s.subscription_id}>
+                <Td>
+                  <TextLink href={subscriptionHref(s.subscription_id)} className="font-mono text-xs">
+                    {s.subscription_id}
+                  </TextLink>
+                </Td>
+                <Td>{s.item_name}</Td>
+                <Td>
+                  <SubscriptionStatusBadge status={s.status} cancelAtPeriodEnd={s.cancel_at_period_end} />
+                </Td>
+                <Td align="right">
+                  <Money value={s.amount_usd} />
+                </Td>
+                <Td align="right">
+                  <MaybeMoney value={s.pending_amount_usd} />
+                </Td>
+                <Td>{s.funding_rail}</Td>
+                <Td>
+                  <YesNo value={s.wallet_only} />
+                </Td>
+                <Td>
+                  <MaybeTime value={s.paid_through} focusable={false} />
+                </Td>
+                <Td>
+                  <NextCharge subscription={s} />
+                </Td>
+                <Td>
+                  <MaybeTime value={s.created_at} focusable={false} />
+                </Td>
+              </Tr>
+            ))
+          }
+          columns={10}
+          empty={{
+            pastEnd: "No subscriptions on this page: it is past the last one.",
+            filtered: "No subscriptions with this status.",
+            none: "This player has no subscriptions in this game.",
+          }}
+        />
       </div>
     </>
   );
