@@ -97,7 +97,7 @@ export function BatchPanel(props: BatchPanelProps) {
             action={withFields(actions.approveUnflagged, drawn)}
           />
         ) : offers.approve_unflagged.kind === "blocked" ? (
-          <Button disabled aria-describedby={unflaggedWhy}>
+          <Button aria-disabled aria-describedby={unflaggedWhy}>
             Approve all unflagged
           </Button>
         ) : null}
@@ -123,7 +123,7 @@ export function BatchPanel(props: BatchPanelProps) {
             </p>
           </ConfirmDialog>
         ) : approveBatch.kind === "blocked" && approveBatch.code !== "two_person_rule" ? (
-          <Button disabled aria-describedby="approve-batch-why">
+          <Button aria-disabled aria-describedby="approve-batch-why">
             Approve batch
           </Button>
         ) : null}

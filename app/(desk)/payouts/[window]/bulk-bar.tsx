@@ -59,7 +59,7 @@ export function BulkBar({
     const run = (action: ServerAction) => withIds(action, batch.id, o.action === "mark_paid" ? applicable : ids);
     if (o.verdict.kind !== "allowed") {
       return (
-        <Button key={o.action} size="sm" disabled aria-describedby={`bulk-why-${o.action}`}>
+        <Button key={o.action} size="sm" aria-disabled aria-describedby={`bulk-why-${o.action}`}>
           {BULK_LABELS[o.action]}
         </Button>
       );

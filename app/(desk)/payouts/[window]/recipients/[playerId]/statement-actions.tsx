@@ -87,7 +87,7 @@ function StatementButtons(props: StatementActionsProps) {
   const render = ({ action, verdict }: OfferedAction) => {
     if (verdict.kind !== "allowed") {
       return (
-        <Button disabled aria-describedby={`why-${action}`}>
+        <Button aria-disabled aria-describedby={`why-${action}`}>
           {TEXTS[action].label}
         </Button>
       );
