@@ -161,8 +161,14 @@ export async function PaymentFilesSection(props: {
                 <Td>
                   <DateTime value={f.createdAt.toISOString()} focusable={false} />
                 </Td>
-                <Td className="font-mono text-xs" title={f.sha256}>
-                  {f.sha256.slice(0, 12)}…
+                <Td className="font-mono text-xs">
+                  {/* The whole digest on demand, by keyboard too, to compare with the file uploaded. */}
+                  <details>
+                    <summary className="cursor-pointer">
+                      {f.sha256.slice(0, 12)}…<span className="sr-only"> SHA-256 of {f.fileName}</span>
+                    </summary>
+                    <span className="break-all">{f.sha256}</span>
+                  </details>
                 </Td>
                 <Td>
                   <span className="flex flex-wrap gap-2">
