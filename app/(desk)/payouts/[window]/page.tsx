@@ -35,7 +35,7 @@ import { Panel } from "./panel";
 import { WindowFlags } from "./window-flags";
 import { WindowTotals } from "./window-totals";
 import { PaymentFilesSection } from "./payment-files-section";
-import { payoutTable } from "./table-state";
+import { appliedTableState, payoutTable, sortColumnsOf } from "./table-state";
 
 type Props = {
   params: Promise<{ window: string }>;
@@ -74,7 +74,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
   }
   const { batch, snapshot, windowFlags, disputes, overrides, settings } = review;
 
-  const state = payoutTable.parse(query);
+  const state = appliedTableState(payoutTable.parse(query), Boolean(batch));
   const canAct = hasRole(user.role, "finance");
   const filter = PAYOUT_TABLE_FILTERS.find((f) => f === state.filters.show);
   // A recipient's disputes show beside the flags stored on the statement; "(overridden)" once every one is.
@@ -295,7 +295,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
           rows={table.rows}
           total={table.total}
           state={{ ...state, filters: { ...state.filters } }}
-          sortColumns={payoutTable.config.sortColumns}
+          sortColumns={sortColumnsOf(Boolean(batch))}
           pageSizes={payoutTable.config.pageSizes}
           windowHref={href}
           batch={batch ? { id: batch.id, status: batch.status, gameId: game.id } : null}
