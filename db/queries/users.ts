@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { type ExpressionBuilder, type SqlBool, sql } from "kysely";
-import type { DbOrTrx, Trx } from "@/db";
+import type { Db, DbOrTrx, Trx } from "@/db";
 import type { Database } from "@/db/types";
 import type { Role } from "@/db/types";
 import { countRows } from "./paging";
@@ -170,4 +170,16 @@ export async function readCredentialHash(db: DbOrTrx, email: string): Promise<st
 /** Ends one session, by its token. */
 export async function deleteSessionByToken(db: DbOrTrx, token: string): Promise<void> {
   await db.deleteFrom("auth_session").where("token", "=", token).execute();
+}
+
+/**
+ * Takes back a user whose creation did not finish (its credential or its audit line not written): its sessions,
+ * accounts and the user, so that no account exists without its password or its audit line.
+ */
+export async function deleteUnfinishedUser(db: Db, userId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("auth_session").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("auth_account").where("user_id", "=", userId).execute();
+    await trx.deleteFrom("auth_user").where("id", "=", userId).execute();
+  });
 }

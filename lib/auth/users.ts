@@ -4,6 +4,7 @@ import type { Db } from "@/db";
 import { lockForTransaction } from "@/db/queries/locks";
 import {
   countAdminUsers,
+  deleteUnfinishedUser,
   deleteUserAccess,
   deleteUserSessions,
   findUserIdByEmail,
@@ -20,6 +21,7 @@ import {
 import type { ActingAs } from "@/core/actor";
 import { recordAudit } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { type Role, roleSchema } from "./roles";
 
 export type { UserRow };
@@ -40,7 +42,8 @@ export type NewUser = z.input<typeof newUserSchema>;
 
 /**
  * Creates a user with a credential account through better-auth (its scrypt hash, its tables), then writes the audit
- * line (better-auth writes through its own connection, outside any transaction of ours).
+ * line (better-auth writes through its own connection, outside any transaction of ours; a user whose credential or
+ * audit line was not written is taken back).
  */
 export async function createUser(db: Db, input: NewUser, as: ActingAs): Promise<UserRow> {
   const data = newUserSchema.parse(input);
@@ -68,19 +71,28 @@ async function createUserNow(db: Db, data: z.output<typeof newUserSchema>, as: A
     },
     { method: "admin" },
   );
-  await ctx.internalAdapter.linkAccount({
-    userId: user.id,
-    providerId: "credential",
-    accountId: user.id,
-    password: hash,
-  });
-  await recordAudit(db, {
-    ...as,
-    action: "user.create",
-    target: user.email,
-    outcome: "succeeded",
-    detail: { role: data.role },
-  });
+  try {
+    await ctx.internalAdapter.linkAccount({
+      userId: user.id,
+      providerId: "credential",
+      accountId: user.id,
+      password: hash,
+    });
+    await recordAudit(db, {
+      ...as,
+      action: "user.create",
+      target: user.email,
+      outcome: "succeeded",
+      detail: { role: data.role },
+    });
+  } catch (error) {
+    // The sign-in library wrote the user apart: one left without its password or its audit line is taken back, so
+    // that no account exists unaudited and trying again creates it whole.
+    await deleteUnfinishedUser(db, user.id).catch((cleanup: unknown) =>
+      log.error("a user whose creation failed could not be taken back", { user: user.id, error: cleanup }),
+    );
+    throw error;
+  }
   return {
     id: user.id,
     email: user.email,

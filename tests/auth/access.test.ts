@@ -108,6 +108,19 @@ describe("removing a user's access", () => {
     expect(await signIn(email, "the-first-password")).toBe("signed in");
   });
 
+  it("[admin] a user whose audit line cannot be written is not created, and can be created once it can", async () => {
+    const email = "unaudited@payout-desk.test";
+    const create = () => createUser(t.db, { email, role: "finance", password: "the-first-password" }, CLI);
+    const refusal = { table: "audit_log", message: "audit write refused", when: sql`new.action = 'user.create'` };
+    await whileInsertsRefused(t.db, refusal, () => expect(create()).rejects.toThrow(/audit write refused/));
+    const found = () => t.db.selectFrom("auth_user").select("id").where("email", "=", email).execute();
+    expect(await found()).toEqual([]);
+    expect(await signIn(email, "the-first-password")).not.toBe("signed in");
+    const created = await create();
+    expect(await found()).toEqual([{ id: created.id }]);
+    expect(await signIn(email, "the-first-password")).toBe("signed in");
+  });
+
   it("[admin] access given back whose audit line cannot be written stays removed", async () => {
     const email = "restored@payout-desk.test";
     const id = (await createUser(t.db, { email, role: "finance", password: "the-first-password" }, CLI)).id;
