@@ -9,7 +9,7 @@ import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { listSubscriptionEvents } from "@/db/queries/webhook-events";
-import { SubscriptionEvents } from "./subscription-events";
+import { LocalRecords } from "./subscription-events";
 import { Stat, StatGroup } from "@/app/_components/ui/stat";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { getDb } from "@/db";
@@ -28,7 +28,6 @@ import { PAGE_READ_CLIENT } from "@/lib/service/client";
 import { serviceClientForGame } from "@/lib/service/for-game";
 import { NoGame } from "../../no-game";
 import { changeAmountAction, changePaymentMethodAction, cancelSubscriptionAction } from "../actions";
-import { AttemptsTable } from "../_components/attempts-table";
 import { SubscriptionStatusBadge, YesNo } from "../_components/badges";
 import { MaybeMoney, MaybeTime } from "../_components/maybe";
 import { SubscriptionActions } from "./subscription-actions";
@@ -109,6 +108,12 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
             {loaded.ok ? `${answeredForAnotherGame(otherGame, game.id)}.` : loaded.message}
           </Banner>
         )}
+        {/* The service not answering: what the desk itself holds on the subscription is still shown. */}
+        {!loaded.ok && !loaded.notFound ? (
+          <div className="mt-6 flex flex-col gap-6">
+            <LocalRecords id={id} attempts={attempts} events={events} />
+          </div>
+        ) : null}
       </>
     );
   }
@@ -321,19 +326,7 @@ export default async function SubscriptionPage({ params, searchParams }: Props) 
           canRefund={hasRole(user.role, "support")}
         />
 
-        <section aria-labelledby="refunds" className="flex flex-col gap-2">
-          <h2 id="refunds" className="text-sm font-semibold text-ink">
-            Refunds made from Payout Desk
-          </h2>
-          <AttemptsTable caption={`Refund attempts on ${id}`} attempts={attempts} showSubscription={false} />
-        </section>
-
-        <section aria-labelledby="events" className="flex flex-col gap-2">
-          <h2 id="events" className="text-sm font-semibold text-ink">
-            Events from the service
-          </h2>
-          <SubscriptionEvents events={events} />
-        </section>
+        <LocalRecords id={id} attempts={attempts} events={events} />
       </div>
     </>
   );

@@ -1,3 +1,5 @@
+import type { ComponentProps } from "react";
+import { AttemptsTable } from "../_components/attempts-table";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { TextLink } from "@/app/_components/ui/text-link";
 import { SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
@@ -55,5 +57,37 @@ export function SubscriptionEvents({ events }: { events: SubscriptionEvent[] }) 
         </Tr>
       ))}
     </SimpleTable>
+  );
+}
+
+/**
+ * What Payout Desk itself holds on a subscription: the refunds made from it and the events received. Shown also when
+ * the service does not answer for it, when support needs them most (a refund waiting for attention).
+ */
+export function LocalRecords({
+  id,
+  attempts,
+  events,
+}: {
+  id: string;
+  attempts: ComponentProps<typeof AttemptsTable>["attempts"];
+  events: SubscriptionEvent[];
+}) {
+  return (
+    <>
+      <section aria-labelledby="refunds" className="flex flex-col gap-2">
+        <h2 id="refunds" className="text-sm font-semibold text-ink">
+          Refunds made from Payout Desk
+        </h2>
+        <AttemptsTable caption={`Refund attempts on ${id}`} attempts={attempts} showSubscription={false} />
+      </section>
+
+      <section aria-labelledby="events" className="flex flex-col gap-2">
+        <h2 id="events" className="text-sm font-semibold text-ink">
+          Events from the service
+        </h2>
+        <SubscriptionEvents events={events} />
+      </section>
+    </>
   );
 }
