@@ -16,4 +16,19 @@ describe("a pull's failure", () => {
     expect(classifyPullFailure(divided, undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
     expect(classifyPullFailure(new Error("boom"), undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
   });
+
+  it("names a connection that failed an internal error, not by its system code and the host it names", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 10.0.4.7:5432"), {
+      code: "ECONNREFUSED",
+      errno: -111,
+      syscall: "connect",
+    });
+    expect(classifyPullFailure(refused, undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
+    // A host of several addresses (localhost: IPv4 and IPv6) refused on each: Node's AggregateError, code and all.
+    const everyAddress = Object.assign(new AggregateError([refused, refused]), { code: "ECONNREFUSED" });
+    expect(classifyPullFailure(everyAddress, undefined)).toMatchObject({ code: "PULL_ERROR", final: false });
+    // The desk's own codes are kept.
+    const busy = Object.assign(new Error("a pull of this window is under way"), { code: "PULL_BUSY" });
+    expect(classifyPullFailure(busy, undefined)).toMatchObject({ code: "PULL_BUSY" });
+  });
 });

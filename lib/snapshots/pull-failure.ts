@@ -76,6 +76,11 @@ export function classifyPullFailure(
         "taking the snapshot again reads the same; tell the service's support which window it was.",
       final: true,
     };
-  const code = typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
+  // The desk's own codes are kept; a system error's (ECONNREFUSED, ETIMEDOUT: a connection that failed) is not one of
+  // them, and its message names hosts and ports: it is an internal error, its text left to the log.
+  const system =
+    error instanceof AggregateError ||
+    (typeof error === "object" && error !== null && ("syscall" in error || "errno" in error));
+  const code = !system && typeof coded?.code === "string" && /^[A-Z_]+$/.test(coded.code) ? coded.code : "PULL_ERROR";
   return { code, message: error instanceof Error ? error.message : String(error), final: false };
 }
