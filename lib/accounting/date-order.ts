@@ -1,4 +1,5 @@
 import "server-only";
+import { NoResultError } from "kysely";
 import { z } from "zod";
 import type { Db } from "@/db";
 import { mergeGameSettings, readGameSettings } from "@/db/queries/games";
@@ -36,7 +37,11 @@ export async function setQuickbooksDateOrder(
   acting: ActingAs,
 ): Promise<{ order: QuickbooksDateOrder; changed: boolean }> {
   return db.transaction().execute(async (trx) => {
-    const settings = await readGameSettings(trx, params.gameId, { lock: true }).catch(() => null);
+    // No such game reads as none; any other failure (a lost connection) is the failure it is.
+    const settings = await readGameSettings(trx, params.gameId, { lock: true }).catch((error: unknown) => {
+      if (error instanceof NoResultError) return null;
+      throw error;
+    });
     if (!settings) throw new AppError("NOT_FOUND", `No game ${params.gameId}.`, { field: "game" });
     const parsed = quickbooksDateOrderSchema.safeParse(settings[SETTING]);
     const before = parsed.success ? parsed.data : "mdy";
