@@ -112,7 +112,7 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   await page.goto(`${WINDOW_PATH}/parts/journal-xero`);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Xero manual journals");
   const parts = page.getByRole("region", { name: "Parts" }).getByRole("link", { name: /^Xero manual journals/ });
-  await expect(parts.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}$/);
+  await expect(parts.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}&game=[\w-]+$/);
   await a11y.check();
   await shoot(page, "finance-xero-parts");
   // A part asked for under a split that no longer holds is refused with what to do, not downloaded.
@@ -129,7 +129,7 @@ test("[finance] downloads the window's Xero manual journals and closes the paid 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("QuickBooks Online journal entries");
   const entries = page.getByRole("region", { name: "Parts" }).getByRole("link", { name: /^QuickBooks Online/ });
   await expect(entries).toHaveCount(quickbooksParts);
-  await expect(entries.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}$/);
+  await expect(entries.first()).toHaveAttribute("href", /part=1&split=[0-9a-f]{16}&game=[\w-]+$/);
   await a11y.check();
   await shoot(page, "finance-quickbooks-parts");
   await page.goto(WINDOW_PATH);

@@ -385,7 +385,7 @@ test.describe("payout exports", () => {
     ]) {
       const link = exportsCard.getByRole("link", { name: label });
       const href = await link.getAttribute("href");
-      expect(href).toMatch(/^\/api\/exports\/(payouts|journal|lines|reversals)\?(batch|snapshot)=[0-9a-f-]{36}$/);
+      expect(href).toMatch(/^\/api\/exports\/(payouts|journal|lines|reversals)\?(batch|snapshot)=[0-9a-f-]{36}&game=/);
       const download = page.waitForEvent("download");
       await link.click();
       const file = await download;

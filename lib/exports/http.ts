@@ -77,7 +77,7 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
 }
 
 /** The query parameters of a download that its refusal page carries over to work the reason out again. */
-export const EXPORT_QUERY_NAMES = ["snapshot", "batch", "part", "split", "bom"] as const;
+export const EXPORT_QUERY_NAMES = ["snapshot", "batch", "part", "split", "bom", "game"] as const;
 
 /** Sends a browser to the page that explains why the export of `kind` with this query cannot be made. */
 export function refusedExportRedirect(kind: string, params: URLSearchParams): Response {

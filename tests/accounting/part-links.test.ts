@@ -55,7 +55,7 @@ describe("the window's Xero and QuickBooks links", () => {
       {
         kind: "journal-quickbooks",
         label: "QuickBooks Online journal entries",
-        query: expect.stringMatching(new RegExp(`^batch=${batch.id}&part=1&split=[0-9a-f]{16}$`)),
+        query: expect.stringMatching(new RegExp(`^batch=${batch.id}&part=1&split=[0-9a-f]{16}&game=${GAME}$`)),
         unavailable: null,
       },
     ]);

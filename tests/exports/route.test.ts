@@ -75,6 +75,21 @@ async function auditOf(exportId: string) {
 }
 
 describe("GET /api/exports/[kind]", () => {
+  it("[finance] refuses a download whose page showed another game than the one selected now, saying so", async () => {
+    actAs(sessions.finance!);
+    expect((await get("reversals", `snapshot=${snapshotId}&game=${GAME}`)).status).toBe(200);
+    const script = await get("reversals", `snapshot=${snapshotId}&game=${OTHER_GAME}`);
+    expect(script.status).toBe(409);
+    expect(await script.json()).toMatchObject({
+      error: { code: "CONFLICT", message: expect.stringMatching(/^The game was switched in another tab/) },
+    });
+    const browser = await get("reversals", `snapshot=${snapshotId}&game=${OTHER_GAME}`, {
+      headers: { accept: "text/html", "sec-fetch-mode": "navigate" },
+    });
+    expect(browser.status).toBe(303);
+    expect(browser.headers.get("location")).toBe(`/download-refused?game=${OTHER_GAME}`);
+  });
+
   it("[viewer] [support] are refused; anonymous callers must sign in; nothing is audited", async () => {
     const before = await t.db
       .selectFrom("audit_log")

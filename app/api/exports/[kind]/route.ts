@@ -3,7 +3,7 @@ import { getDb } from "@/db";
 import { isAppError } from "@/lib/errors";
 import { isBrowserNavigation } from "@/lib/browser-request";
 import { exportResponse, parseExportQuery, refusedExportRedirect } from "@/lib/exports/http";
-import { requireSelectedGame } from "@/lib/games/games";
+import { gameSwitchedRedirect, requireDownloadGame } from "@/lib/games/download-game";
 import { defineRoute } from "@/lib/routes";
 
 export const GET = defineRoute<{ kind: string }>("finance", async (request, { user, params }) => {
@@ -11,7 +11,8 @@ export const GET = defineRoute<{ kind: string }>("finance", async (request, { us
   try {
     const query = parseExportQuery(params.kind, url.searchParams);
     const db = getDb();
-    const game = await requireSelectedGame(db, user);
+    // The game its page was drawn for, when the link names it: a file of another game is never sent under its name.
+    const game = await requireDownloadGame(db, user, request);
     return await exportResponse(
       db,
       {
@@ -29,6 +30,8 @@ export const GET = defineRoute<{ kind: string }>("finance", async (request, { us
     );
   } catch (error) {
     // Scripts and the CLI get the JSON error (by their Accept header); a person's browser gets a page with the reason.
+    const switched = gameSwitchedRedirect(request, error);
+    if (switched) return switched;
     if (isAppError(error) && isBrowserNavigation(request)) return refusedExportRedirect(params.kind, url.searchParams);
     throw error;
   }
