@@ -13,6 +13,7 @@ export function toProgressView(
 ): PullProgressView & { startedAt: string | null; snapshotId: string | null } {
   return {
     id: pull.id,
+    gameId: pull.gameId,
     status: pull.status,
     phase: pull.phase,
     window: { start: formatInstant(pull.window.startMs), end: formatInstant(pull.window.endMs) },

@@ -8,6 +8,8 @@ import { usePullProgress } from "./use-pull-progress";
 
 export type PullProgressView = {
   id: string;
+  /** The game it is a pull of: progress is asked of it, whichever game the session has selected since. */
+  gameId: string;
   status: PullStatus;
   phase: string;
   window: { start: string; end: string };

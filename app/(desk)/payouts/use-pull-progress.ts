@@ -34,7 +34,8 @@ async function poll(id: string): Promise<void> {
   const entry = entries.get(id);
   if (!entry) return;
   try {
-    const response = await fetch(`/api/snapshots/${id}/progress`, { cache: "no-store" });
+    const game = encodeURIComponent(entry.view.gameId);
+    const response = await fetch(`/api/snapshots/${id}/progress?game=${game}`, { cache: "no-store" });
     if (!response.ok) throw new Error(String(response.status));
     const next = (await response.json()) as PullProgressView;
     if (entries.get(id) !== entry) return;

@@ -9,12 +9,17 @@ import { toProgressView } from "@/app/(desk)/payouts/progress-view";
 
 const pullIdSchema = z.uuid({ message: "must be a pull id" });
 
-export const GET = defineRoute<{ id: string }>("viewer", async (_request, { user, params }) => {
+const gameIdSchema = z.string().min(1).max(100);
+
+export const GET = defineRoute<{ id: string }>("viewer", async (request, { user, params }) => {
   const id = pullIdSchema.safeParse(params.id);
   if (!id.success) throw new AppError("INVALID_INPUT", "id: must be a pull id", { field: "id" });
   const db = getDb();
-  const game = await requireSelectedGame(db, user);
-  const pull = await getPull(db, { gameId: game.id, pullId: id.data });
+  // The game the page showing the pull was drawn for (every game is open to every role), else the one selected: a
+  // switch in another tab does not leave the page's progress unanswered.
+  const named = gameIdSchema.safeParse(new URL(request.url).searchParams.get("game"));
+  const gameId = named.success ? named.data : (await requireSelectedGame(db, user)).id;
+  const pull = await getPull(db, { gameId, pullId: id.data });
   if (!pull) throw new AppError("NOT_FOUND", "No such snapshot pull for this game.");
   return Response.json(toProgressView(pull), { headers: { "Cache-Control": "no-store" } });
 });
