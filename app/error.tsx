@@ -1,8 +1,8 @@
 "use client";
 
-import { useEffect, useRef } from "react";
 import { Button } from "@/app/_components/ui/button";
 import { TextLink } from "@/app/_components/ui/text-link";
+import { TellAnAdmin, useFocusedOnShow } from "@/app/_components/shell/failure";
 
 /**
  * What the desk shows when a page fails before its own layout is drawn (the sign-in page, or the desk's frame: the
@@ -11,10 +11,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
  * failure inside a page keeps the desk's navigation instead (app/(desk)/error.tsx).
  */
 export default function AppError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    heading.current?.focus();
-  }, []);
+  const heading = useFocusedOnShow<HTMLHeadingElement>();
   return (
     <main id="main" className="flex min-h-screen items-center justify-center bg-canvas px-4">
       <div className="w-full max-w-md rounded-lg border border-line bg-surface p-8 shadow-sm">
@@ -24,14 +21,7 @@ export default function AppError({ error, retry }: { error: Error & { digest?: s
         <div role="alert" className="mt-2 text-sm text-ink-muted">
           <p>
             What the page needs could not be read (the desk's database may be unavailable for a moment). Nothing was
-            changed by showing it. Try again shortly; if it keeps happening, tell an admin
-            {error.digest ? (
-              <>
-                {" "}
-                the reference <span className="font-mono text-ink">{error.digest}</span>
-              </>
-            ) : null}
-            .
+            changed by showing it. Try again shortly. <TellAnAdmin digest={error.digest} />
           </p>
         </div>
         <div className="mt-6 flex flex-wrap items-center gap-4">
