@@ -4,7 +4,7 @@ import type { Db } from "@/db";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { exportKindSchema } from "./kinds";
-import { exportIdSchema, type ExportRequest, startExport } from "./run";
+import { type ExportActor, exportIdSchema, type ExportRequest, startExport } from "./run";
 import type { ExportKind } from "./types";
 
 /** `?bom=1` asks for a byte-order mark (for spreadsheets); anything else but 0 or nothing is refused. */
@@ -73,6 +73,21 @@ export function parseExportQuery(kind: string, params: URLSearchParams): ExportQ
     bom: parsed.data.bom,
     part: parsed.data.part,
     split: parsed.data.split,
+  };
+}
+
+/** The export a download's query asks of a game from the web, by `actor` (none: only worked out, never written). */
+export function webExportRequest(query: ExportQuery, gameId: string, actor: ExportActor): ExportRequest {
+  return {
+    kind: query.kind,
+    snapshotId: query.snapshot,
+    batchId: query.batch,
+    part: query.part,
+    split: query.split,
+    gameId,
+    bom: query.bom,
+    actor,
+    via: "web",
   };
 }
 

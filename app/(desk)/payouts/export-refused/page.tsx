@@ -9,7 +9,7 @@ import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { EXPORT_QUERY_NAMES, parseExportQuery } from "@/lib/exports/http";
+import { EXPORT_QUERY_NAMES, parseExportQuery, webExportRequest } from "@/lib/exports/http";
 import { EXPORTS } from "@/lib/exports/kinds";
 import { resolveTarget } from "@/lib/exports/run";
 import { resolveSelectedGame } from "@/lib/games/games";
@@ -44,17 +44,7 @@ export default async function ExportRefusedPage({ searchParams }: Props) {
     const snapshot = query.snapshot ? await getSnapshot(db, { gameId: game.id, snapshotId: query.snapshot }) : null;
     if (batch) window = { startMs: Date.parse(batch.windowStart), endMs: Date.parse(batch.windowEnd) };
     else if (snapshot) window = snapshot.window;
-    await resolveTarget(db, {
-      kind: query.kind,
-      snapshotId: query.snapshot,
-      batchId: query.batch,
-      part: query.part,
-      split: query.split,
-      gameId: game.id,
-      bom: false,
-      actor: null,
-      via: "web",
-    });
+    await resolveTarget(db, webExportRequest(query, game.id, null));
   } catch (error) {
     // A refusal says why; anything else (the database unreachable) is logged, never shown as it is.
     if (!isAppError(error)) log.error("export refusal page could not work out the reason", { kind, error });

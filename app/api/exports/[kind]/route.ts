@@ -2,7 +2,7 @@
 import { getDb } from "@/db";
 import { isAppError } from "@/lib/errors";
 import { isBrowserNavigation } from "@/lib/browser-request";
-import { exportResponse, parseExportQuery, refusedExportRedirect } from "@/lib/exports/http";
+import { exportResponse, parseExportQuery, refusedExportRedirect, webExportRequest } from "@/lib/exports/http";
 import { gameSwitchedRedirect, requireDownloadGame } from "@/lib/games/download-game";
 import { defineRoute } from "@/lib/routes";
 
@@ -13,21 +13,8 @@ export const GET = defineRoute<{ kind: string }>("finance", async (request, { us
     const db = getDb();
     // The game its page was drawn for, when the link names it: a file of another game is never sent under its name.
     const game = await requireDownloadGame(db, user, request);
-    return await exportResponse(
-      db,
-      {
-        kind: query.kind,
-        snapshotId: query.snapshot,
-        batchId: query.batch,
-        part: query.part,
-        split: query.split,
-        gameId: game.id,
-        bom: query.bom,
-        actor: { id: user.id, email: user.email },
-        via: "web",
-      },
-      request.signal,
-    );
+    const actor = { id: user.id, email: user.email };
+    return await exportResponse(db, webExportRequest(query, game.id, actor), request.signal);
   } catch (error) {
     // Scripts and the CLI get the JSON error (by their Accept header); a person's browser gets a page with the reason.
     const switched = gameSwitchedRedirect(request, error);
