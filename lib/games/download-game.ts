@@ -11,7 +11,12 @@ export const DOWNLOAD_GAME_PARAM = "game";
 
 /** A download link of a page drawn for `gameId`. */
 export function downloadHref(path: string, gameId: string): string {
-  return `${path}${path.includes("?") ? "&" : "?"}${DOWNLOAD_GAME_PARAM}=${encodeURIComponent(gameId)}`;
+  return `${path}${path.includes("?") ? "&" : "?"}${downloadQuery("", gameId)}`;
+}
+
+/** A download's query (without its "?") naming the game its page was drawn for. */
+export function downloadQuery(query: string, gameId: string): string {
+  return `${query}${query ? "&" : ""}${DOWNLOAD_GAME_PARAM}=${encodeURIComponent(gameId)}`;
 }
 
 export const GAME_SWITCHED_DOWNLOAD =

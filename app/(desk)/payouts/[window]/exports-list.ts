@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import { isAppError } from "@/lib/errors";
-import { DOWNLOAD_GAME_PARAM } from "@/lib/games/download-game";
+import { downloadQuery } from "@/lib/games/download-game";
 import { exportAvailability } from "@/lib/exports/availability";
 import { checkJournalAccounts } from "@/lib/exports/journal-files";
 import type { ExportKind } from "@/lib/exports/types";
@@ -60,7 +60,7 @@ export async function partLinks(
   return Array.from({ length: parts }, (_, i) => ({
     kind,
     label: parts > 1 ? `${label}, part ${i + 1} of ${parts}` : label,
-    query: ofGame(`batch=${params.batchId}&part=${i + 1}&split=${split}`, params.gameId),
+    query: downloadQuery(`batch=${params.batchId}&part=${i + 1}&split=${split}`, params.gameId),
     unavailable: null,
   }));
 }
@@ -96,12 +96,7 @@ export async function windowExportLinks(
       links.push(...(await partLinks(db, e.kind, { gameId: params.gameId, batchId: batch.id })));
       continue;
     }
-    links.push({ ...e, query: ofGame(e.query, params.gameId), unavailable });
+    links.push({ ...e, query: downloadQuery(e.query, params.gameId), unavailable });
   }
   return links;
-}
-
-/** A download's query naming the game its page was drawn for: refused, saying why, once another is selected. */
-function ofGame(query: string, gameId: string): string {
-  return `${query}${query ? "&" : ""}${DOWNLOAD_GAME_PARAM}=${encodeURIComponent(gameId)}`;
 }

@@ -4,12 +4,11 @@ import { getDb } from "@/db";
 import { getPull } from "@/db/queries/snapshots";
 import { AppError } from "@/lib/errors";
 import { requireSelectedGame } from "@/lib/games/games";
+import { gameIdSchema } from "@/lib/games/schemas";
 import { defineRoute } from "@/lib/routes";
 import { toProgressView } from "@/app/(desk)/payouts/progress-view";
 
 const pullIdSchema = z.uuid({ message: "must be a pull id" });
-
-const gameIdSchema = z.string().min(1).max(100);
 
 export const GET = defineRoute<{ id: string }>("viewer", async (request, { user, params }) => {
   const id = pullIdSchema.safeParse(params.id);
