@@ -175,21 +175,18 @@ export function RecipientTable(props: RecipientTableProps) {
   const onResult = useNotice();
   const { context } = props;
   // A statement's facts as the domain sees them: its state and the flags still blocking it.
-  const openOf = (row: PayoutTableRow) =>
-    row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f));
-  const facts = (row: PayoutTableRow): StatementFacts | null =>
-    row.state
-      ? {
-          state: row.state,
-          openFlags: props.openWindowFlags + openOf(row).length,
-          stopsPayment: openOf(row)
-            .filter(stopsPaymentByHand)
-            .map((f) => (isPayoutFlag(f) ? FLAG_INFO[f].label : f)),
-          availableUsd: money(row.netAttributedUsd)
-            .plus(row.carriedInUsd ?? "0")
-            .toFixed(2),
-        }
-      : null;
+  const facts = (row: PayoutTableRow): StatementFacts | null => {
+    if (!row.state) return null;
+    const open = row.recipientFlags.filter((f) => !(props.overridden[row.recipientPlayerId] ?? []).includes(f));
+    return {
+      state: row.state,
+      openFlags: props.openWindowFlags + open.length,
+      stopsPayment: open.filter(stopsPaymentByHand).map((f) => (isPayoutFlag(f) ? FLAG_INFO[f].label : f)),
+      availableUsd: money(row.netAttributedUsd)
+        .plus(row.carriedInUsd ?? "0")
+        .toFixed(2),
+    };
+  };
   const rowFacts = new Map(props.rows.map((row) => [row.statementId ?? "", facts(row)] as const));
   const payableById = new Map(props.rows.map((row) => [row.statementId ?? "", row.payableUsd] as const));
   const selectable = Boolean(
