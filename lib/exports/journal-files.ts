@@ -6,7 +6,6 @@ import { type AccountMap, type MappedAccount, readAccountMap, requireMapped } fr
 import type { AccountingAccountKey } from "@/lib/accounting/schemas";
 import { batchHasReturnedPayment } from "@/db/queries/payment-flow";
 import { iterateLedgerEntries } from "@/lib/payouts/ledger";
-import { neutraliseAfterSemicolons } from "./csv";
 import { type Posting, type PostedKind, postedAccounts, postingOf } from "./postings";
 import type { ResolvedTarget } from "./types";
 
@@ -89,9 +88,8 @@ export function recipientLabel(names: RecipientNames, playerId: number, options?
   if (options?.noColon) name = name?.replace(/\s*:\s*/g, " - ").trim();
   if (!name) return `Player ${playerId}`;
   // A name a spreadsheet would run as a formula ("@ninja", "-=Sniper=-") comes after the id: the ledger imports the
-  // cell as written, so it is never given the apostrophe that neutralises a formula (lib/exports/csv.ts).
-  // A formula after a semicolon (a cell separator in some spreadsheets' locales) gets its apostrophe, as elsewhere.
-  name = neutraliseAfterSemicolons(name);
+  // cell as written, so it is never given the apostrophe that neutralises a formula (lib/exports/csv.ts). A formula
+  // after a semicolon (a cell separator in some spreadsheets' locales) gets its apostrophe when the cell is written.
   const after = options?.noColon ? " -" : ":";
   return /^[=+\-@'\t\r]/.test(name) ? `Player ${playerId}${after} ${name}` : `${name} (player ${playerId})`;
 }
@@ -126,17 +124,21 @@ export type JournalSplit = { parts: number; split: string };
 
 /**
  * How many parts `journalsOfPart` splits the journals into (at least 1: an empty file is one part), and the split's
- * digest: 16 hex digits of a SHA-256 over every journal's id and line count, in file order. A posting recorded later
- * (a payment, a return) can move journals from one part to the next; the digest then changes, so a part asked for
- * under an earlier listing's digest is refused rather than repeating or skipping a journal.
+ * digest: 16 hex digits of a SHA-256 over what every part is written with (`writtenWith`: the mapped accounts, a date
+ * order) and every journal's id and line count, in file order. A posting recorded later (a payment, a return) can move
+ * journals from one part to the next, and a mapping changed between two parts' downloads would post one batch to two
+ * accounts; the digest then changes, so a part asked for under an earlier listing's digest is refused rather than
+ * repeating, skipping or posting apart a journal.
  */
 export async function splitJournals<T>(
   journals: AsyncIterable<T>,
   linesOf: (journal: T) => number,
   idOf: (journal: T) => string,
   maxLines: number,
+  writtenWith: string,
 ): Promise<JournalSplit> {
   const hash = createHash("sha256");
+  hash.update(`${writtenWith}\n`);
   let parts = 1;
   let used = 0;
   for await (const journal of journals) {
@@ -151,13 +153,18 @@ export async function splitJournals<T>(
   return { parts, split: hash.digest("hex").slice(0, 16) };
 }
 
-/** How many files of at most `maxLines` lines the batch's postings take, one journal each, and the split's digest. */
-export function batchPostingsSplit(
+/**
+ * How many files of at most `maxLines` lines the batch's postings take, one journal each, and the split's digest, over
+ * the game's account mapping and `writtenWith` (what else the files are written with) too.
+ */
+export async function batchPostingsSplit(
   db: Db,
   target: Pick<ResolvedTarget, "gameId" | "batchId">,
   maxLines: number,
+  writtenWith = "",
 ): Promise<JournalSplit> {
-  return splitJournals(batchPostings(db, target), linesOfPosting, journalNumber, maxLines);
+  const accounts = JSON.stringify(await readAccountMap(db, { gameId: target.gameId }));
+  return splitJournals(batchPostings(db, target), linesOfPosting, journalNumber, maxLines, `${accounts}${writtenWith}`);
 }
 
 /** The batch's postings in part `part` of its files of at most `maxLines` lines. */

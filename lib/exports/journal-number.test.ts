@@ -45,9 +45,11 @@ describe("recipientLabel", () => {
     expect(neutraliseText(recipientLabel(names, 800))).toBe("Player 800: @ninja");
     expect(recipientLabel(names, 802)).toBe("Ada Lovelace (player 802)");
     expect(recipientLabel(names, 803)).toBe("Player 803");
-    // A spreadsheet splitting cells on semicolons would see a formula after one: it gets the apostrophe there.
+    // A spreadsheet splitting cells on semicolons would see a formula after one: it gets the apostrophe there, once,
+    // when the cell is written.
     const split = new Map([[806, { name: "Bob;=HYPERLINK(1)" }]]) as unknown as RecipientNames;
-    expect(recipientLabel(split, 806)).toBe("Bob;'=HYPERLINK(1) (player 806)");
+    expect(recipientLabel(split, 806)).toBe("Bob;=HYPERLINK(1) (player 806)");
+    expect(neutraliseText(recipientLabel(split, 806))).toBe("Bob;'=HYPERLINK(1) (player 806)");
   });
 
   it("writes no colon in a name QuickBooks keeps (a colon there joins a parent and its sub-customer)", () => {

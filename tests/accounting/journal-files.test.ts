@@ -40,7 +40,7 @@ beforeAll(async () => {
   // Enough recipients for several files of 300 lines: an accrual, a payment and for every third a reversal each.
   statements = Array.from({ length: 160 }, (_, i) => ({
     recipientId: 1000 + i,
-    name: i === 5 ? "=cmd|' /C calc'!A0" : `Recipient ${i}`,
+    name: i === 5 ? "=cmd|' /C calc'!A0" : i === 7 ? "Bob;=HYPERLINK(1)" : `Recipient ${i}`,
     email: `r${i}@example.test`,
     gross: `${20 + i}.25`,
     reversed: i % 3 === 0 ? "1.10" : "0.00",
@@ -185,11 +185,14 @@ describe("Xero manual journals", () => {
           const account = (Object.keys(CODES) as (keyof typeof CODES)[]).find((a) => CODES[a] === line["*AccountCode"]);
           expect(account, `code ${line["*AccountCode"]} is a mapped one`).toBeDefined();
           expect(line["*TaxRate"]).toBe(TAX[account as keyof typeof TAX]);
+          // A formula after a semicolon gets one apostrophe, as in every file the desk writes.
+          if (line.Description?.startsWith("Bob;")) expect(line.Description).toBe("Bob;'=HYPERLINK(1) (player 1007)");
           expect(line.TrackingName1).toBe("Game");
           expect(line.TrackingOption1).toBe(GAME);
         }
       }
     }
+    expect(parts.flat().filter((line) => line.Description?.startsWith("Bob;")).length).toBeGreaterThan(0);
   });
 
   it("posts what was earned, reversed and paid: expense, payable and clearing balances", () => {
@@ -289,6 +292,10 @@ describe("QuickBooks Online journal entries", () => {
     // no name holds a colon, which QuickBooks reads as "parent:sub-customer".
     expect(rows.some((r) => /^Player \d+ - =cmd/.test(r.Name ?? ""))).toBe(true);
     expect(rows.filter((r) => r.Name?.includes(":"))).toEqual([]);
+    // A formula after a semicolon gets one apostrophe, as in every file the desk writes.
+    const semicolon = rows.flatMap((r) => (r.Name?.startsWith("Bob;") ? [r.Name] : []));
+    expect(semicolon.length).toBeGreaterThan(0);
+    expect(new Set(semicolon)).toEqual(new Set(["Bob;'=HYPERLINK(1) (player 1007)"]));
     expect(rows.filter((r) => /^[=+\-@'\t\r]/.test(r.Name ?? "") || /^[=+\-@'\t\r]/.test(r.Description ?? ""))).toEqual(
       [],
     );
