@@ -176,8 +176,9 @@ export async function writeExportParts(
     if (isAppError(error) && error.field === "split")
       throw new AppError(
         "CONFLICT",
-        "The batch's postings changed while its parts were written (a payment or a return was recorded), so they " +
-          `no longer split as the first part did. The ${countOf(written.length, "part")} written ` +
+        "The batch's postings changed while its parts were written (a payment or a return was recorded, or the " +
+          "accounts or date order they are written with changed), so they no longer split as the first part did. " +
+          `The ${countOf(written.length, "part")} written ` +
           `${written.length === 1 ? "was" : "were"} removed; ` +
           "run the export again.",
         { field: "split" },

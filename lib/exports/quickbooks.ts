@@ -71,8 +71,12 @@ export function quickbooksRows(posting: Posting, context: JournalContext, dateOr
 }
 
 /** How many files the batch's QuickBooks entries take (the window page links each), and the split's digest. */
-export function quickbooksSplit(db: Db, target: Pick<ResolvedTarget, "gameId" | "batchId">): Promise<JournalSplit> {
-  return batchPostingsSplit(db, target, QUICKBOOKS_MAX_LINES);
+export async function quickbooksSplit(
+  db: Db,
+  target: Pick<ResolvedTarget, "gameId" | "batchId">,
+): Promise<JournalSplit> {
+  const dateOrder = await readQuickbooksDateOrder(db, target.gameId);
+  return batchPostingsSplit(db, target, QUICKBOOKS_MAX_LINES, `dates:${dateOrder}`);
 }
 
 export const quickbooksJournalExport: ExportKindDefinition = {

@@ -147,8 +147,8 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
       throw new AppError(
         "CONFLICT",
         `The ${definition.title} of ${windowLabel({ startMs: target.windowStartMs, endMs: target.windowEndMs })} ` +
-          `changed after their parts were listed (a payment or a return ` +
-          "was recorded since), so the parts no longer split as listed and this one could repeat or miss a journal. " +
+          "changed after their parts were listed (a payment or a return was recorded since, or the accounts or date " +
+          "order they are written with changed), so this part could repeat, miss or post apart a journal. " +
           "Reload the window page and download every part again; " +
           (definition.kind === "journal-quickbooks"
             ? "delete any entries imported from the earlier parts (QuickBooks posts what it imports)."

@@ -2,6 +2,7 @@ import { parse } from "csv-parse/sync";
 import Decimal from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapAccount } from "@/lib/accounting/accounts";
+import { setQuickbooksDateOrder } from "@/lib/accounting/date-order";
 import { startExport } from "@/lib/exports/run";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { gameWithBatch } from "../exports/fixture";
@@ -86,5 +87,27 @@ describe("QuickBooks Online journal entries in parts", () => {
     expect(seen.size).toBe(STATEMENTS * 2);
     expect(lines).toBe(STATEMENTS * 4);
     expect(files[0]?.rows.length).toBe(1 + 998);
+  });
+
+  it("[accounting] refuses a part of a listing made before the date order or an account changed", async () => {
+    const listed = (await download(1)).split as string;
+    // Day first since part 1: part 2 would read 04/03 as another day than part 1 does in the same company.
+    await setQuickbooksDateOrder(t.db, { gameId: GAME, order: "dmy" }, { actor: null, via: "cli" });
+    await expect(download(2, listed)).rejects.toMatchObject({ code: "CONFLICT", field: "split" });
+    const dayFirst = (await download(1)).split as string;
+    expect(dayFirst).not.toBe(listed);
+    expect((await download(2, dayFirst)).rows.length).toBeGreaterThan(1);
+    // An account mapped to another name since part 1: the batch would be posted to two accounts.
+    const cli = { actor: null, via: "cli" } as const;
+    await mapAccount(t.db, { gameId: GAME, account: "payable", code: "Payable (creators)", taxRate: null }, cli);
+    await expect(download(2, dayFirst)).rejects.toMatchObject({
+      code: "CONFLICT",
+      field: "split",
+      message: expect.stringMatching(/or the accounts or date order they are written with changed/),
+    });
+    const remapped = await download(1);
+    expect(remapped.split).not.toBe(dayFirst);
+    const payable = remapped.rows.slice(1).filter((row) => row[2] === "Payable (creators)");
+    expect(payable.length).toBeGreaterThan(0);
   });
 });

@@ -67,8 +67,8 @@ export default async function JournalPartsPage({ params }: Props) {
         <Panel id="parts" title="Parts" summary={countOf(links.length, "file")} open>
           <p className="mb-3 text-xs text-ink-muted">
             {importer.short} imports {importer.limit} a file: import every part ({importer.where}). Each link is for the
-            parts as listed now; if a payment or a return is recorded meanwhile, a part is refused and this page lists
-            them again.{" "}
+            parts as listed now; if a payment or a return is recorded meanwhile, or the accounts are mapped again, a
+            part is refused and this page lists them again.{" "}
             <code>
               npm run desk -- export --batch {batch?.id} --kind {kind} --out FILE
             </code>{" "}
