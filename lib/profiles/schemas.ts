@@ -68,11 +68,6 @@ export const ibanSchema = required("The IBAN")
         message: "is not a valid IBAN (its check digits or length are wrong)",
         abort: true,
       })
-      // A Swiss or Liechtenstein QR-IBAN takes only QR-bill payments, with their reference: a transfer is refused.
-      .refine((v) => !isQRIBAN(v), {
-        message: "is a QR-IBAN, which takes only QR-bill payments: give the account's IBAN",
-        abort: true,
-      })
       .transform((v) => electronicFormatIBAN(v) ?? v),
   );
 
@@ -104,8 +99,9 @@ const nameSchema = (label: string) =>
 /**
  * What details entered from now on must also be, for a payment file to carry them (details stored before are read
  * with the schema above, as they were accepted): emails of at most 127 characters, the most PayPal's and Wise's files
- * take; names without control characters or direction overrides (a NUL, a right-to-left override); a euro account
- * holder with letters of the SEPA character set (transliterated), without which the whole SEPA file would stop.
+ * take; names without control characters or direction overrides (a NUL, a right-to-left override); an IBAN that is no
+ * QR-IBAN; a euro account holder with letters of the SEPA character set (transliterated), without which the whole SEPA
+ * file would stop.
  */
 const CONTROL_OR_OVERRIDE = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 const EMAIL_FIELDS = ["paypalEmail", "wiseEmail"] as const;
@@ -148,6 +144,14 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
       refused.add(field);
     }
   }
+  // A Swiss or Liechtenstein QR-IBAN takes only QR-bill payments, with their reference: a transfer is refused (one
+  // stored before this rule is left out of payment files, saying so).
+  if (v.method === "bank_transfer" && typeof v.iban === "string" && isQRIBAN(v.iban))
+    ctx.addIssue({
+      code: "custom",
+      path: ["iban"],
+      message: "is a QR-IBAN, which takes only QR-bill payments: give the account's IBAN",
+    });
   checkBankCountries(v, ctx);
   const holder = v.accountHolder;
   // One refusal per mistake: a name refused above is not also judged as SEPA would write it.

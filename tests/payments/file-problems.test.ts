@@ -23,6 +23,20 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
+/** Stores a recipient's details as a rule of the files since would refuse them (saved before it). */
+async function storeAsBefore(playerId: number, details: PayoutDetails): Promise<void> {
+  const profile = await t.db
+    .selectFrom("payout_profile")
+    .select("seal_ref")
+    .where("player_id", "=", String(playerId))
+    .executeTakeFirstOrThrow();
+  await t.db
+    .updateTable("payout_profile")
+    .set({ details_sealed: await sealDetails(t.db, details, profile.seal_ref) })
+    .where("player_id", "=", String(playerId))
+    .execute();
+}
+
 describe("a payment file with a recipient whose details it cannot carry", () => {
   it("leaves that recipient out, saying why, and pays the others", async () => {
     const bank = (accountHolder: string) =>
@@ -38,17 +52,8 @@ describe("a payment file with a recipient whose details it cannot carry", () => 
     await changePayoutDetails(t.db, { gameId: GAME, playerId: 7, input: details }, finance);
     await changePayoutDetails(t.db, { gameId: GAME, playerId: 9, input: bank("Mia Berg") }, finance);
     // Details kept from before the euro transfer's name rule: the holder's name in Chinese characters alone.
-    const profile = await t.db
-      .selectFrom("payout_profile")
-      .select("seal_ref")
-      .where("player_id", "=", "7")
-      .executeTakeFirstOrThrow();
     const { currency: _, ...stored } = { ...details, accountHolder: "李小龍" };
-    await t.db
-      .updateTable("payout_profile")
-      .set({ details_sealed: await sealDetails(t.db, stored as PayoutDetails, profile.seal_ref) })
-      .where("player_id", "=", "7")
-      .execute();
+    await storeAsBefore(7, stored as PayoutDetails);
     const batchId = await approvedBatch(t.db, "2026-04", { 7: "30.00", 9: "20.00" });
     const made = await createPaymentFiles(
       t.db,
@@ -65,6 +70,47 @@ describe("a payment file with a recipient whose details it cannot carry", () => 
         reason: "account holder has no letters of the SEPA character set: save the payout details again on the profile",
       },
     ]);
+  });
+
+  it("a QR-IBAN stored before it was refused: read as stored, left out of the file, details changeable", async () => {
+    const swiss = (iban: string) => ({
+      method: "bank_transfer" as const,
+      accountHolder: "Lea Meier",
+      iban,
+      bic: "UBSWCHZH80A",
+      bankCountry: "CH",
+    });
+    const details = payoutDetailsInputSchema.parse({ ...swiss("CH9300762011623852957"), currency: "EUR" });
+    await changePayoutDetails(t.db, { gameId: GAME, playerId: 11, input: details }, finance);
+    // A QR-IBAN (bank id 30000 to 31999) takes QR-bill payments only: refused as entered now, kept from before.
+    expect(payoutDetailsInputSchema.safeParse({ ...swiss("CH4431999123000889012"), currency: "EUR" }).success).toBe(
+      false,
+    );
+    await storeAsBefore(11, swiss("CH4431999123000889012"));
+    const batchId = await approvedBatch(t.db, "2026-08", { 11: "30.00", 9: "20.00" });
+    const made = await createPaymentFiles(
+      t.db,
+      { gameId: GAME, batchId, method: "sepa", eurRate: "0.92", rateSource: "ECB", executionDate: "2026-09-04" },
+      web(preparer),
+    );
+    expect(made.inPayment).toBe(1);
+    expect(made.totalUsd).toBe("20.00");
+    expect(made.refused).toEqual([
+      {
+        statementId: expect.any(String),
+        recipientPlayerId: 11,
+        reason: "IBAN is a QR-IBAN, which takes only QR-bill payments: save the payout details again on the profile",
+      },
+    ]);
+    // The remedy the reason names: new details are saved over the stored ones.
+    const mended = payoutDetailsInputSchema.parse({
+      ...swiss("CH9300762011623852957"),
+      accountHolder: "Lea M. Meier",
+      currency: "EUR",
+    });
+    await expect(
+      changePayoutDetails(t.db, { gameId: GAME, playerId: 11, input: mended }, finance),
+    ).resolves.toBeDefined();
   });
 });
 

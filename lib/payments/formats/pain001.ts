@@ -1,5 +1,5 @@
 import "server-only";
-import { electronicFormatIBAN, isValidBIC, isValidIBAN } from "ibantools";
+import { electronicFormatIBAN, isQRIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import { XMLBuilder } from "fast-xml-parser";
 import { z } from "zod";
 import { Money } from "@/core/money";
@@ -89,6 +89,7 @@ export function creditTransferProblem(item: PayableItem): string | null {
   const m = item.method;
   if (m.kind !== "bank") return "recipient has no bank account";
   if (!isValidIBAN(m.iban)) return "IBAN fails its check digits";
+  if (isQRIBAN(m.iban)) return "IBAN is a QR-IBAN, which takes only QR-bill payments";
   if (m.bic !== null && !isValidBIC(m.bic)) return "BIC is not valid";
   if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
     return "account holder has no letters of the SEPA character set";
