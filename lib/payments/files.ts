@@ -26,7 +26,7 @@ import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/
 import { wiseReference, writeWiseFiles } from "./formats/wise";
 import { type Candidate, isPaymentBar, itemFor } from "./items";
 import { paymentReference } from "./reference";
-import type { CreatePaymentFileInput, FileMethod } from "./schemas";
+import { type CreatePaymentFileInput, type FileMethod, sepaExecutionDate } from "./schemas";
 
 /**
  * Payment files (README "Paying recipients"). Making a file pays nothing: it moves the approved payable statements it
@@ -142,7 +142,6 @@ function writeFiles(
 const AUDITED_REFUSALS = 200;
 
 const today = () => new Date().toISOString().slice(0, 10);
-const yesterday = () => new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Writes the payment file(s) of an approved batch for one method: every approved (or returned) statement with a
@@ -159,11 +158,8 @@ export async function createPaymentFiles(
       field: "eurRate",
     });
   const eurRate = params.eurRate ?? null;
-  // A SEPA file asks the bank to pay that day: the day before UTC's today (the slack the form gives a person whose day
-  // is behind UTC's; no earlier day is taken) is asked as today, as the file records it (some banks refuse a day gone
-  // by).
   const given = params.executionDate ?? today();
-  const executionDate = params.method === "sepa" && given === yesterday() ? today() : given;
+  const executionDate = params.method === "sepa" ? sepaExecutionDate(given, today()) : given;
   const payer = params.method === "sepa" ? await payerAccount(db, params.gameId) : null;
   const refused: Refusal[] = [];
   const written: WrittenFile[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPaymentFileSchema, returnPaymentSchema } from "./schemas";
+import { createPaymentFileSchema, returnPaymentSchema, sepaExecutionDate } from "./schemas";
 
 describe("a payment to undo, as the return dialog names it", () => {
   const id = "0b9f3c1e-7a2d-4c5b-9e8f-1a2b3c4d5e6f";
@@ -39,5 +39,15 @@ describe("a payment file to make", () => {
       ["eurRate", "give the rate and where it comes from together"],
     ]);
     expect(messages({ method: "wise" })).toBeUndefined();
+  });
+});
+
+describe("the day a SEPA file asks the bank to pay", () => {
+  it("asks the day before UTC's today as today, and any other day as given", () => {
+    expect(sepaExecutionDate("2026-11-29", "2026-11-30")).toBe("2026-11-30");
+    expect(sepaExecutionDate("2026-02-28", "2026-03-01")).toBe("2026-03-01");
+    expect(sepaExecutionDate("2026-12-31", "2027-01-01")).toBe("2027-01-01");
+    expect(sepaExecutionDate("2026-11-30", "2026-11-30")).toBe("2026-11-30");
+    expect(sepaExecutionDate("2026-12-04", "2026-11-30")).toBe("2026-12-04");
   });
 });

@@ -56,6 +56,16 @@ const executionDateSchema = isoDateSchema
   .refine((v) => v >= utcDay(-1), { message: "cannot be in the past" })
   .refine((v) => v <= utcDay(90), { message: "must be within the next 90 days" });
 
+/**
+ * The day a SEPA file asks the bank to pay, of the day given and UTC's `today`: the day before today (the slack the
+ * form gives a person whose day is behind UTC's; no earlier day is taken) is asked as today, as the file records it
+ * and its confirmation says (some banks refuse a day gone by).
+ */
+export function sepaExecutionDate(given: string, today: string): string {
+  const dayBefore = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  return given === dayBefore ? today : given;
+}
+
 export const createPaymentFileSchema = z
   .object({
     batchId: z.uuid({ message: "is not a batch id" }),

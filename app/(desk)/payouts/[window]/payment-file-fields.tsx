@@ -6,7 +6,7 @@ import { Select } from "@/app/_components/forms/select";
 import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
 import { convertUsd, fxRateSchema } from "@/lib/payments/fx";
-import { FILE_METHOD_LABELS, FILE_METHODS } from "@/lib/payments/schemas";
+import { FILE_METHOD_LABELS, FILE_METHODS, sepaExecutionDate } from "@/lib/payments/schemas";
 
 /** The fields of a payment file to make, and the question asked before it is written. */
 
@@ -20,7 +20,10 @@ export function confirmText(values: FileValues, payable: number, today: string):
     ? ` EUR payouts at ${values.eurRate.trim()} EUR for one USD (1 EUR = ` +
       `${new Money(1).div(new Money(rate.data)).toDecimalPlaces(4).toFixed(4)} USD).`
     : "";
-  const day = values.method === "sepa" ? ` The bank pays on ${values.executionDate.trim() || today}.` : "";
+  const day =
+    values.method === "sepa"
+      ? ` The bank pays on ${sepaExecutionDate(values.executionDate.trim() || today, today)}.`
+      : "";
   return (
     `Write a ${method} file now? It takes those of the ${countOf(payable, "payable statement")} it can pay, which ` +
     `stay “in payment” until its results are imported or it is cancelled.${atRate}${day}`
