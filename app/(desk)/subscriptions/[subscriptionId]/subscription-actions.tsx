@@ -230,6 +230,51 @@ function PriceDialog({
   action: (form: FormData) => Promise<ConfirmResult>;
   onConfirmed: (result: ConfirmResult | undefined) => void;
 }) {
+  return (
+    <ConfirmDialog
+      trigger={<Button variant="secondary">Change price…</Button>}
+      title="Change the price"
+      description={`Now ${formatUsdText(subscription.amountUsd)}${
+        subscription.pendingAmountUsd ? `; staged ${formatUsdText(subscription.pendingAmountUsd)}` : ""
+      }`}
+      confirmLabel="Stage the new price"
+      pendingLabel="Saving…"
+      action={(form) => {
+        const refused = priceRefusal(String(form.get("amountUsd") ?? ""), subscription);
+        return refused
+          ? Promise.resolve({
+              ok: false as const,
+              message: `New price ${refused}.`,
+              fieldErrors: { amountUsd: refused },
+            })
+          : action(form);
+      }}
+      gameId={subscription.gameId}
+      {...changeDialogProps(subscription, { onConfirmed })}
+    >
+      {/* Inside the dialog's form, made afresh each time it opens: a price typed before is not offered again. */}
+      {(_typed, errors) => <PriceFields subscription={subscription} refusal={errors.amountUsd} />}
+    </ConfirmDialog>
+  );
+}
+
+/**
+ * What the service refuses (PCSTORE_REAUTHORIZATION_REQUIRED), or would never apply, of a price typed: said on the
+ * field, not sent. Null for a price it takes, or text that is no price (the field says so).
+ */
+function priceRefusal(amount: string, subscription: SubscriptionSummary): string | null {
+  const parsed = usdInputSchema.safeParse(amount);
+  if (!parsed.success) return null;
+  const value = money(parsed.data);
+  const current = money(subscription.amountUsd);
+  if (subscription.fundingRail === "pcstore" && value.gt(current))
+    return (
+      "cannot be raised on a pcstore subscription: the player must re-authorize in the pcstore (a decrease " + "stages)"
+    );
+  return refusedPriceChange(value, current);
+}
+
+function PriceFields({ subscription, refusal }: { subscription: SubscriptionSummary; refusal?: string }) {
   const [amount, setAmount] = useState("");
   const parsed = usdInputSchema.safeParse(amount);
   const value = parsed.success ? money(parsed.data) : null;
@@ -241,87 +286,53 @@ function PriceDialog({
     const unapplied = unappliedPriceWarning(value, current);
     if (unapplied) warnings.push(unapplied);
   }
-  // The service refuses it (PCSTORE_REAUTHORIZATION_REQUIRED), or would never apply it: said on the field, not sent.
-  const refusedIncrease =
-    subscription.fundingRail === "pcstore" && value !== null && value.gt(current)
-      ? "cannot be raised on a pcstore subscription: the player must re-authorize in the pcstore (a decrease " +
-        "stages)"
-      : value !== null
-        ? refusedPriceChange(value, current)
-        : null;
+  const refusedIncrease = priceRefusal(amount, subscription);
   return (
-    <ConfirmDialog
-      trigger={<Button variant="secondary">Change price…</Button>}
-      title="Change the price"
-      description={`Now ${formatUsdText(subscription.amountUsd)}${
-        subscription.pendingAmountUsd ? `; staged ${formatUsdText(subscription.pendingAmountUsd)}` : ""
-      }`}
-      confirmLabel="Stage the new price"
-      pendingLabel="Saving…"
-      action={(form) =>
-        refusedIncrease
-          ? Promise.resolve({
-              ok: false as const,
-              message: `New price ${refusedIncrease}.`,
-              fieldErrors: { amountUsd: refusedIncrease },
-            })
-          : action(form)
-      }
-      gameId={subscription.gameId}
-      {...changeDialogProps(subscription, { onConfirmed })}
-    >
-      {(_typed, errors) => (
-        <>
-          <ul className="list-disc pl-5 text-sm text-ink-muted">
-            <li>
-              The new price is staged: the next successful renewal first bills the current window at the old price; no
-              proration.
-            </li>
-            <li>Sending the current price clears a staged change.</li>
-            <li>
-              An increase above double the last agreed price is staged but never applied; above USD 500.00 it is not
-              sent.
-            </li>
-            <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
-          </ul>
-          <Field
-            label="New price (USD)"
-            error={
-              amount !== "" && !parsed.success
-                ? parsed.error.issues[0]?.message
-                : (refusedIncrease ?? errors.amountUsd ?? null)
+    <>
+      <ul className="list-disc pl-5 text-sm text-ink-muted">
+        <li>
+          The new price is staged: the next successful renewal first bills the current window at the old price; no
+          proration.
+        </li>
+        <li>Sending the current price clears a staged change.</li>
+        <li>
+          An increase above double the last agreed price is staged but never applied; above USD 500.00 it is not sent.
+        </li>
+        <li>On a pcstore subscription an increase is refused and a decrease stages.</li>
+      </ul>
+      <Field
+        label="New price (USD)"
+        error={
+          amount !== "" && !parsed.success ? parsed.error.issues[0]?.message : (refusedIncrease ?? refusal ?? null)
+        }
+        required
+      >
+        {(control) => (
+          <Input
+            {...control}
+            name="amountUsd"
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onChange={(e) => setAmount(e.target.value)}
+          />
+        )}
+      </Field>
+      {/* The region is in the dialog before any warning, so that a warning arriving is read out; empty, it takes
+          back the dialog's gap before it. */}
+      <div role="status" className="empty:-mt-3">
+        {warnings.length > 0 ? (
+          <ul
+            className={
+              "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm text-warning-ink"
             }
-            required
           >
-            {(control) => (
-              <Input
-                {...control}
-                name="amountUsd"
-                inputMode="decimal"
-                autoComplete="off"
-                value={amount}
-                onChange={(e) => setAmount(e.target.value)}
-              />
-            )}
-          </Field>
-          {/* The region is in the dialog before any warning, so that a warning arriving is read out; empty, it takes
-              back the dialog's gap before it. */}
-          <div role="status" className="empty:-mt-3">
-            {warnings.length > 0 ? (
-              <ul
-                className={
-                  "list-disc rounded-md border border-warning-line bg-warning-soft py-2 pr-3 pl-7 text-sm " +
-                  "text-warning-ink"
-                }
-              >
-                {warnings.map((w) => (
-                  <li key={w}>{w}</li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
-        </>
-      )}
-    </ConfirmDialog>
+            {warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        ) : null}
+      </div>
+    </>
   );
 }

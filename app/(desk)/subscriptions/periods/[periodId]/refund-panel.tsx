@@ -61,6 +61,8 @@ export function RefundPanel({
   const router = useRouter();
   // A full refund is offered when it is within what this person may still refund; otherwise only a partial one.
   const fullOffered = !limited || money(remainingUsd).lte(money(supportLimit.availableUsd));
+  // The most this person may refund here: what remains, or less when support's limit leaves less.
+  const mostHere = fullOffered ? remainingUsd : supportLimit.availableUsd;
   const [mode, setMode] = useState<"full" | "partial">(fullOffered ? "full" : "partial");
   const [review, setReview] = useState<{ impact: RefundImpact; reason: string } | null>(null);
   /** Counts the reviews made, so that the confirm step shows only the answer to its own review. */
@@ -237,7 +239,7 @@ export function RefundPanel({
           label="Amount to refund (USD)"
           error={errors.amountUsd}
           required
-          hint={`At most ${formatUsdText(remainingUsd)}.`}
+          hint={`At most ${formatUsdText(mostHere)}${fullOffered ? "" : ", the most support may refund"}.`}
         >
           {(control) => <AmountInput {...control} name="amountUsd" defaultValue={values.amountUsd} />}
         </Field>
