@@ -101,7 +101,42 @@ export type SnapshotDisputeRow = {
   periodId: number;
   subscriptionId: string;
   attributedAmountUsd: string | null;
+  /** The window of the earlier batch whose statement carried this renewal's earnings into the batch's (not paid). */
+  carriedFrom?: { startMs: number; endMs: number };
 };
+
+/** A dispute and the renewal line it names, as read (the columns both readers below select). */
+type DisputeLineRow = {
+  dispute_id: string;
+  order_id: string;
+  status: ServiceDisputeStatus;
+  reason: string | null;
+  usd_amount: string | null;
+  currency_debited: string | null;
+  opened_at: Date | null;
+  closed_at: Date | null;
+  recipient_player_id: string;
+  period_id: string;
+  subscription_id: string;
+  attributed_amount_usd: string | null;
+};
+
+function disputeRowOf(r: DisputeLineRow): SnapshotDisputeRow {
+  return {
+    disputeId: r.dispute_id,
+    orderId: r.order_id,
+    status: r.status,
+    reason: r.reason,
+    usdAmount: r.usd_amount,
+    currencyDebited: r.currency_debited,
+    openedAt: r.opened_at,
+    closedAt: r.closed_at,
+    recipientPlayerId: Number(r.recipient_player_id),
+    periodId: Number(r.period_id),
+    subscriptionId: r.subscription_id,
+    attributedAmountUsd: r.attributed_amount_usd,
+  };
+}
 
 /** Disputes of renewal lines held by one snapshot (matched on the line's mint_order_id), per recipient. */
 export async function listSnapshotDisputes(
@@ -132,19 +167,53 @@ export async function listSnapshotDisputes(
   if (params.recipientPlayerId !== undefined)
     query = query.where("l.recipient_player_id", "=", String(params.recipientPlayerId));
   const rows = await query.orderBy("l.recipient_player_id").orderBy("d.dispute_id").execute();
+  return rows.map(disputeRowOf);
+}
+
+/**
+ * Disputes still open or lost of renewals an earlier batch's statement did not pay but carried, through one carry or
+ * several, into a statement of this batch (earnings under the minimum payout): paying that statement pays those
+ * renewals. Read from the disputes out: each one's renewal line in the snapshot of every other live batch of the game
+ * (an index lookup each), that recipient's statement there if it carried, then its carries forward (indexed by the
+ * statement carried): work grows with the game's open and lost disputes times its batches, not with the batch's size
+ * (walking back from a batch of 100,000 statements, a third of them carrying in, would read every one).
+ */
+export async function listCarriedDisputes(
+  db: Db,
+  params: { gameId: string; batchId: string; recipientPlayerId?: number },
+): Promise<SnapshotDisputeRow[]> {
+  const recipient =
+    params.recipientPlayerId === undefined
+      ? sql``
+      : sql`and l.recipient_player_id = ${String(params.recipientPlayerId)}`;
+  const { rows } = await sql<DisputeLineRow & { window_start: Date; window_end: Date }>`
+    with recursive seed as (
+      select d.id as dispute_row, l.recipient_player_id, l.period_id, l.subscription_id,
+             l.attributed_amount_usd::text as attributed_amount_usd, b.window_start, b.window_end,
+             st.id as statement_id
+        from service_dispute d
+        join payout_batch b on b.game_id = d.game_id and b.id <> ${params.batchId} and b.status <> 'discarded'
+        join snapshot_line l on l.snapshot_id = b.snapshot_id and l.mint_order_id = d.order_id
+        join payout_statement st on st.batch_id = b.id and st.recipient_player_id = l.recipient_player_id
+          and st.state = 'carried'
+       where d.game_id = ${params.gameId} and d.status in ('open', 'lost') ${recipient}
+    ), reach as (
+      select * from seed
+      union
+      select r.dispute_row, r.recipient_player_id, r.period_id, r.subscription_id, r.attributed_amount_usd,
+             r.window_start, r.window_end, c.to_statement_id
+        from reach r join payout_carry c on c.from_statement_id = r.statement_id
+    )
+    select distinct d.dispute_id, d.order_id, d.status, d.reason, d.usd_amount::text as usd_amount,
+           d.currency_debited::text as currency_debited, d.opened_at, d.closed_at, r.recipient_player_id,
+           r.period_id, r.subscription_id, r.attributed_amount_usd, r.window_start, r.window_end
+      from reach r
+      join payout_statement t on t.id = r.statement_id and t.batch_id = ${params.batchId}
+      join service_dispute d on d.id = r.dispute_row
+     order by r.recipient_player_id, d.dispute_id`.execute(db);
   return rows.map((r) => ({
-    disputeId: r.dispute_id,
-    orderId: r.order_id,
-    status: r.status,
-    reason: r.reason,
-    usdAmount: r.usd_amount,
-    currencyDebited: r.currency_debited,
-    openedAt: r.opened_at,
-    closedAt: r.closed_at,
-    recipientPlayerId: Number(r.recipient_player_id),
-    periodId: Number(r.period_id),
-    subscriptionId: r.subscription_id,
-    attributedAmountUsd: r.attributed_amount_usd,
+    ...disputeRowOf(r),
+    carriedFrom: { startMs: r.window_start.getTime(), endMs: r.window_end.getTime() },
   }));
 }
 

@@ -12,7 +12,8 @@ import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { countOf, formatUsdText } from "@/lib/format";
 import { recipientFlagsNow } from "./balance-flags";
-import { listDisputesOfSnapshot } from "./snapshot-disputes";
+import { listDisputesOfBatch } from "./snapshot-disputes";
+import { windowLabel } from "./window-key";
 
 /**
  * One raised flag: what it is, whom it concerns (null for the whole window) and its cause, the fact that raised it (a
@@ -130,10 +131,11 @@ export function disputeFlagsOf(disputes: readonly SnapshotDisputeRow[]): ActiveF
   for (const d of disputes) {
     if (d.status === "won") continue;
     const amount = d.usdAmount === null ? "amount not reported yet" : `${formatUsdText(formatUsd(d.usdAmount))}`;
+    const carried = d.carriedFrom ? `, its earnings carried in from ${windowLabel(d.carriedFrom)}` : "";
     const detail =
       d.status === "open"
-        ? `dispute ${d.disputeId} open on period ${d.periodId} (${amount})`
-        : `dispute ${d.disputeId} lost on period ${d.periodId}: ${amount} charged back`;
+        ? `dispute ${d.disputeId} open on period ${d.periodId} (${amount})${carried}`
+        : `dispute ${d.disputeId} lost on period ${d.periodId}: ${amount} charged back${carried}`;
     flags.push({
       flag: "disputed_renewal",
       label: FLAG_INFO.disputed_renewal.label,
@@ -213,9 +215,10 @@ export async function readBatchFlags(db: DbOrTrx, params: BatchFlagsParams): Pro
  * enough for what only recipient flags decide (a payment bar is never a window flag).
  */
 export async function readRecipientFlags(db: DbOrTrx, params: BatchFlagsParams): Promise<BatchFlags> {
-  const disputeRows = await listDisputesOfSnapshot(db, {
+  const disputeRows = await listDisputesOfBatch(db, {
     gameId: params.gameId,
     snapshotId: params.snapshotId,
+    batchId: params.batchId,
     recipientPlayerId: params.recipientPlayerId,
   });
   const overrides = await listFlagOverrideRows(db, { gameId: params.gameId, batchId: params.batchId });

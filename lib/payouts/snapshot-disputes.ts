@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import {
+  listCarriedDisputes,
   listRecordedDisputeIds,
   listSnapshotDisputes,
   listSnapshotLinesOfOrders,
@@ -58,10 +59,7 @@ export async function listDisputesOfSnapshot(
   params: { gameId: string; snapshotId: string; recipientPlayerId?: number },
 ): Promise<SnapshotDisputeRow[]> {
   const recorded = await listSnapshotDisputes(db, params);
-  const events = await listWaitingDisputeEvents(db, { gameId: params.gameId, limit: WAITING_READ });
-  const read = events.map(waitingChargeback);
-  const openings = read.flatMap((c) => (c && "opening" in c ? [c.opening] : []));
-  const losses = new Map(read.flatMap((c) => (c && "loss" in c ? [[c.loss.disputeId, c.loss] as const] : [])));
+  const { openings, losses } = await readWaitingChargebacks(db, params.gameId);
   if (openings.length === 0 && losses.size === 0) return recorded;
   const known = await listRecordedDisputeIds(db, {
     gameId: params.gameId,
@@ -97,11 +95,54 @@ export async function listDisputesOfSnapshot(
         attributedAmountUsd: line.attributed_amount_usd,
       });
   }
-  const lost = (row: SnapshotDisputeRow): SnapshotDisputeRow => {
+  return byRecipient([...recorded, ...added].map(lostBy(losses)));
+}
+
+/** The chargebacks the game's waiting events say, read once: the openings and the losses (by dispute). */
+async function readWaitingChargebacks(
+  db: Db,
+  gameId: string,
+): Promise<{ openings: WaitingOpening[]; losses: Map<string, WaitingLoss> }> {
+  const events = await listWaitingDisputeEvents(db, { gameId, limit: WAITING_READ });
+  const read = events.map(waitingChargeback);
+  return {
+    openings: read.flatMap((c) => (c && "opening" in c ? [c.opening] : [])),
+    losses: new Map(read.flatMap((c) => (c && "loss" in c ? [[c.loss.disputeId, c.loss] as const] : []))),
+  };
+}
+
+/** A dispute whose loss waits to be processed, as the loss will record it. */
+function lostBy(losses: Map<string, WaitingLoss>) {
+  return (row: SnapshotDisputeRow): SnapshotDisputeRow => {
     const loss = losses.get(row.disputeId);
     return loss && row.status !== "lost" ? { ...row, status: "lost", closedAt: loss.at } : row;
   };
-  return [...recorded, ...added]
-    .map(lost)
-    .sort((a, b) => a.recipientPlayerId - b.recipientPlayerId || a.disputeId.localeCompare(b.disputeId));
+}
+
+function byRecipient(rows: SnapshotDisputeRow[]): SnapshotDisputeRow[] {
+  return rows.sort((a, b) => a.recipientPlayerId - b.recipientPlayerId || a.disputeId.localeCompare(b.disputeId));
+}
+
+/**
+ * The disputes a batch's statements pay for: those of its snapshot's renewals (listDisputesOfSnapshot), and those of
+ * renewals an earlier month's statement carried into one of its statements, unpaid (a balance under the minimum
+ * payout): paying the statement pays them, so their chargebacks stop it as this month's would. Before a batch is
+ * prepared nothing is carried in yet: the snapshot's own. A carried renewal's chargeback is read once recorded (its
+ * opening's event processed); a loss waiting to be processed flags it lost, as for the snapshot's own.
+ */
+export async function listDisputesOfBatch(
+  db: Db,
+  params: { gameId: string; snapshotId: string; batchId: string | null; recipientPlayerId?: number },
+): Promise<SnapshotDisputeRow[]> {
+  const own = await listDisputesOfSnapshot(db, params);
+  if (params.batchId === null) return own;
+  const carried = await listCarriedDisputes(db, {
+    gameId: params.gameId,
+    batchId: params.batchId,
+    recipientPlayerId: params.recipientPlayerId,
+  });
+  if (carried.length === 0) return own;
+  // A loss waiting to be processed flags a carried renewal lost too, so an override of it open holds no more.
+  const { losses } = await readWaitingChargebacks(db, params.gameId);
+  return byRecipient([...own, ...carried.map(lostBy(losses))]);
 }

@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { type Db, getDb } from "@/db";
 import { getLiveBatchId } from "@/db/queries/payouts";
 import type { SnapshotDisputeRow } from "@/db/queries/disputes";
-import { listDisputesOfSnapshot } from "@/lib/payouts/snapshot-disputes";
+import { listDisputesOfBatch } from "@/lib/payouts/snapshot-disputes";
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
 import type { GameSummary } from "@/db/queries/games";
 import { type CurrentUser, requirePageRole } from "@/lib/auth/session";
@@ -57,7 +57,12 @@ export async function loadWindowReview(
   if (!snapshot || snapshot.window.startMs !== window.startMs || snapshot.window.endMs !== window.endMs) return null;
   const [windowFlags, disputes, overrides, settings] = await Promise.all([
     windowFlagsOf(db, snapshot),
-    listDisputesOfSnapshot(db, { gameId, snapshotId: snapshot.id, recipientPlayerId: params.recipientPlayerId }),
+    listDisputesOfBatch(db, {
+      gameId,
+      snapshotId: snapshot.id,
+      batchId: batch?.id ?? null,
+      recipientPlayerId: params.recipientPlayerId,
+    }),
     batch ? listFlagOverrides(db, { gameId, batchId: batch.id }) : Promise.resolve([]),
     readPayoutSettings(db),
   ]);

@@ -7,6 +7,7 @@ import { TextLink } from "@/app/_components/ui/text-link";
 import { RowTh, SimpleTable, Td, Tr } from "@/app/_components/table/table";
 import type { SnapshotDisputeRow } from "@/db/queries/disputes";
 import type { FlagOverride } from "@/lib/payouts/flags";
+import { windowLabel } from "@/lib/payouts/window-key";
 
 const STATUS: Record<SnapshotDisputeRow["status"], { label: string; tone: "danger" | "success" | "warning" }> = {
   open: { label: "Open", tone: "warning" },
@@ -14,7 +15,10 @@ const STATUS: Record<SnapshotDisputeRow["status"], { label: string; tone: "dange
   lost: { label: "Closed lost", tone: "danger" },
 };
 
-/** Chargebacks on this recipient's renewals in the window, with what each means for the payout. */
+/**
+ * Chargebacks on this recipient's renewals in the window, and on those of an earlier window whose earnings were carried
+ * into this statement, with what each means for the payout.
+ */
 export function DisputeList({
   disputes,
   overrides,
@@ -61,7 +65,7 @@ export function DisputeList({
               o.cause === `dispute:${d.disputeId}:${d.status}`,
           );
           return (
-            <Tr key={d.disputeId}>
+            <Tr key={`${d.disputeId}:${d.periodId}`}>
               <RowTh className="font-mono text-xs">
                 {d.disputeId}
                 {d.reason ? <span className="block font-sans text-ink-muted">{d.reason}</span> : null}
@@ -69,6 +73,11 @@ export function DisputeList({
               <Td>
                 <TextLink href={`/subscriptions/periods/${d.periodId}`}>{d.periodId}</TextLink>
                 <span className="block font-mono text-xs text-ink-muted">order {d.orderId}</span>
+                {d.carriedFrom ? (
+                  <span className="block text-xs text-ink-muted">
+                    of {windowLabel(d.carriedFrom)}, carried into this statement
+                  </span>
+                ) : null}
               </Td>
               <Td>
                 <Badge tone={status.tone}>{status.label}</Badge>
