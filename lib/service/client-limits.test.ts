@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { attributionReportBody, subscriptionBody } from "./__fixtures__/bodies";
 import { createServiceClient, type FetchLike, PAGE_READ_CLIENT, type ServiceClientConfig } from "./client";
 import { ServiceError } from "./errors";
+import { createPacer, type Pacer } from "./pacing";
 
 /** The client's guards against a hostile or broken endpoint, and its retry budget for long pulls. */
 
@@ -214,6 +215,40 @@ describe("the retry budget", () => {
     const once = clocked([unavailable, ok], PAGE_READ_CLIENT);
     await once.c.getSubscription("SUB_1767225600_ab12cd34");
     expect(once.calls()).toBe(2);
+  });
+
+  it("runs the budget from the first try: a long wait for the pacer before it is no outage", async () => {
+    let clock = 0;
+    const off = createPacer({ mode: "off" });
+    // Another call's 429 paused the game's buckets for 15 minutes: this call's first try waits it out.
+    let waited = false;
+    const pacer: Pacer = {
+      ...off,
+      acquire: async () => {
+        if (waited) return 0;
+        waited = true;
+        clock += 15 * 60_000;
+        return 15 * 60_000;
+      },
+    };
+    const steps = [unavailable, ok];
+    const c = client(
+      async () => {
+        const step = steps.shift();
+        if (!step) throw new Error("script exhausted");
+        return step();
+      },
+      {
+        now: () => clock,
+        sleep: async (ms) => {
+          clock += ms;
+        },
+        retryBudgetMs: 15 * 60_000,
+        pacing: pacer,
+      },
+    );
+    await c.getSubscription("SUB_1767225600_ab12cd34");
+    expect(c.stats().retries).toBe(1);
   });
 
   it("never retries a refusal, budget or not", async () => {

@@ -296,11 +296,14 @@ export function createTransport(config: ServiceClientConfig) {
   async function request<T>(spec: RequestSpec<T>): Promise<T> {
     stats.requests += 1;
     const keys = pacer.keysFor(spec.route, { gameId: config.gameId, subscriptionId: spec.subscriptionId });
-    const callStarted = now();
+    // The retry budget runs from the first try: a wait for the pacer before it (a pause another call's 429 set) is no
+    // outage of this call's.
+    let firstTry: number | null = null;
     for (let attemptNo = 1; ; attemptNo += 1) {
       const pacedMs = await admit(spec, keys, attemptNo);
       stats.attempts += 1;
       const started = now();
+      firstTry ??= started;
       let result: { ok: true; value: T } | { ok: false; error: ServiceError };
       let status: number | null = null;
       try {
@@ -328,7 +331,7 @@ export function createTransport(config: ServiceClientConfig) {
       }
       const delayMs = computeRetryDelay(attemptNo, error.retryAfterMs, random, backoff);
       const willRetry =
-        isRetryable(error, spec.idempotent) && withinRetryLimits(attemptNo, error.retryAfterMs, callStarted, delayMs);
+        isRetryable(error, spec.idempotent) && withinRetryLimits(attemptNo, error.retryAfterMs, firstTry, delayMs);
       // Counted before the log line, so that a log sink reading stats sees this retry.
       if (willRetry) stats.retries += 1;
       writeLog({
@@ -367,10 +370,10 @@ export function createTransport(config: ServiceClientConfig) {
   function withinRetryLimits(
     attemptNo: number,
     retryAfterMs: number | null,
-    callStarted: number,
+    firstTry: number,
     delayMs: number,
   ): boolean {
-    if (retryBudgetMs !== undefined) return now() - callStarted + delayMs <= retryBudgetMs;
+    if (retryBudgetMs !== undefined) return now() - firstTry + delayMs <= retryBudgetMs;
     const tooLong = retryAfterMs !== null && retryAfterMs > maxRetryAfterMs;
     return attemptNo <= maxRetries && !tooLong;
   }
