@@ -40,6 +40,10 @@ export function faultMiddleware(runtime: EmulatorRuntime): MiddlewareHandler<App
         fault.errorCode ?? (servicePath(c.req.path).includes("/reporting/") ? "rate_limit_exceeded" : "RATE_LIMITED");
       throw rateLimitError(code, "Too many requests.", fault.retryAfter * 1000, !Number.isInteger(fault.retryAfter));
     }
+    // The spec's circuit breaker: "503 | body {status: service_unavailable}, no error codes". A 503 given a code (a
+    // refund's FLOW_PAUSED or PROCESSOR_NOT_CONFIGURED) answers with the error envelope.
+    if (fault.kind === "503" && fault.errorCode === null && fault.errorCodePublic === null)
+      return c.json({ status: "service_unavailable" }, 503);
     if (fault.kind === "500" || fault.kind === "502" || fault.kind === "503") {
       const [code, message] = DEFAULT_FAULT_CODES[fault.kind] as [string, string];
       const extra: Record<string, unknown> = {};

@@ -137,10 +137,11 @@ describe("refund errors", () => {
   });
 
   it.each([
-    ["500", "INTERNAL_ERROR", 500],
-    ["503", "service_unavailable", 503],
-  ])("passes an injected %s as %s", async (fault, code, status) => {
-    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault });
+    ["500", undefined, "INTERNAL_ERROR", 500],
+    // The refund's own table: "503 | service_unavailable, FLOW_PAUSED".
+    ["503", "service_unavailable", "service_unavailable", 503],
+  ])("passes an injected %s (error_code %s) as %s", async (fault, errorCode, code, status) => {
+    await client.admin("/faults", { route: "/api/subscriptions/*/refund", fault, error_code: errorCode });
     expectError(await refund(SUB.monthly, { client_request_id: "k" }), status, code);
   });
 
