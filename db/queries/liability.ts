@@ -47,8 +47,9 @@ export type LiabilityStatement = {
  * Every statement of a batch live at the instant, in the state it was in then. The payment recorded on a statement
  * counts from the day the money left (its paid-on day, which dates it in the ledger files) when that is before it was
  * recorded: a file executed on 30 April whose results were imported on 2 May was paid by the end of 30 April. A paid-on
- * day before the day of the statement's previous event (approved, or put in a file) cannot be when the money left:
- * that payment counts from when it was recorded. An earlier payment that came back is dated the same way, by the
+ * day more than one day before the UTC day of the statement's previous event (approved, or put in a file) cannot be
+ * when the money left (the desk takes one day before, for a person whose day is behind UTC's): that payment counts
+ * from when it was recorded. An earlier payment that came back is dated the same way, by the
  * paid-on day its return kept, so a figure for a day before the return does not change when the payment comes back.
  * The balance carried out is the one of that instant too: a statement carried forward whole since had carried out only
  * what it did not pay.
@@ -75,7 +76,10 @@ export async function listStatementStatesAt(
         and b.prepared_at <= ${params.asOf} and (b.status <> 'discarded' or b.discarded_at > ${params.asOf})
     ), dated as (
       select id, statement_id, state_after,
-        case when paid_on is not null and (before_at is null or paid_on >= (before_at at time zone 'UTC')::date)
+        -- The desk takes a paid-on day one before the UTC day of the statement's last event (a person whose day is
+        -- behind UTC's): such a payment counts from its day too, as the ledger files date it.
+        case when paid_on is not null
+            and (before_at is null or paid_on >= (before_at at time zone 'UTC')::date - 1)
           then least(at, (paid_on + 1)::timestamp at time zone 'UTC')
           else at end as effective_at
       from ev
@@ -95,7 +99,9 @@ export async function listStatementStatesAt(
     join payout_statement st on st.id = d.statement_id
     join payout_batch b on b.id = st.batch_id
     where d.effective_at <= ${params.asOf}
-    order by d.statement_id, d.effective_at desc, d.id desc`.execute(db);
+    -- Of the events in effect by then, the last recorded: a payment dated on the day before the event it follows
+    -- (the file made after midnight UTC) is still what came after it.
+    order by d.statement_id, d.id desc`.execute(db);
   return result.rows;
 }
 
