@@ -13,6 +13,8 @@ import {
   statementSettingsDrawn,
   statementSettingsSchema,
 } from "@/lib/statements/settings";
+import { findBatchGame } from "@/db/queries/payout-lookup";
+import { findStatementId } from "@/db/queries/payouts";
 import { commandActor } from "../actor";
 import { countSeenSchema } from "@/lib/statements/schemas";
 import { checkOutFolder, CliError, type CommandSpec } from "../cli";
@@ -45,12 +47,29 @@ const sendSchema = z
       .optional(),
     again: z.boolean().default(false),
     "runs-seen": countSeenSchema.optional(),
+    "sends-seen": countSeenSchema.optional(),
     actor: emailSchema,
   })
   .superRefine((flags, ctx) => {
-    // One recipient's statement, or every statement again: not both.
-    if (flags.recipient !== undefined && flags.again)
-      ctx.addIssue({ code: "custom", path: ["again"], message: "cannot be given with --recipient (one or the other)" });
+    // One recipient's statement again, only against the count of its emails it was decided on (a script run twice
+    // emails no one twice); never emailed, it needs none.
+    if (flags.recipient !== undefined) {
+      if (flags["runs-seen"] !== undefined)
+        ctx.addIssue({ code: "custom", path: ["runs-seen"], message: "is for the whole batch: not with --recipient" });
+      if (flags.again && flags["sends-seen"] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["sends-seen"],
+          message:
+            "is needed with --recipient and --again: the times this statement was emailed as you last saw it (its " +
+            "delivery log); it is refused if it was emailed since",
+        });
+      if (!flags.again && flags["sends-seen"] !== undefined)
+        ctx.addIssue({ code: "custom", path: ["sends-seen"], message: "is given only with --again" });
+      return;
+    }
+    if (flags["sends-seen"] !== undefined)
+      ctx.addIssue({ code: "custom", path: ["sends-seen"], message: "is for one statement: give --recipient" });
     // Every statement again is the one send that emails recipients twice: only against the count it was decided on.
     if (flags.again && flags["runs-seen"] === undefined)
       ctx.addIssue({
@@ -147,20 +166,27 @@ export const statementCommands: Record<string, Command> = {
   },
   "statements send": {
     spec: {
-      usage: "npm run desk -- statements send --batch ID [--recipient PLAYER_ID | --again --runs-seen N] --actor EMAIL",
+      usage:
+        "npm run desk -- statements send --batch ID [--again --runs-seen N | --recipient PLAYER_ID " +
+        "[--again --sends-seen N]] --actor EMAIL",
       description:
         "Queues an email of each statement of an approved or paid batch not emailed yet, or whose email failed " +
-        "to send (every one with --again, " +
-        "or one recipient's), the PDF attached, through SMTP_URL. The app's job workers (or desk worker) send " +
-        "them, with retries; each statement's delivery log shows the outcome. A JSON summary goes to stdout.",
+        "to send (every one with --again, or one recipient's, never emailed, or again with --again), the PDF " +
+        "attached, through SMTP_URL. The app's job workers (or desk worker) send them, with retries; each " +
+        "statement's delivery log shows the outcome. A JSON summary goes to stdout.",
       options: {
         batch: { type: "string", description: "The payout batch id" },
-        recipient: { type: "string", description: "Only this recipient's statement (player id), emailed or not" },
-        again: { type: "boolean", description: "Every statement of the batch, those emailed already too" },
+        recipient: { type: "string", description: "Only this recipient's statement (player id)" },
+        again: { type: "boolean", description: "Those emailed already too (every statement, or the recipient's)" },
         "runs-seen": {
           type: "string",
           description:
             "With --again: emailRuns as `payouts show` or the last send printed it; refused if more were queued",
+        },
+        "sends-seen": {
+          type: "string",
+          description:
+            "With --recipient --again: the times the statement was emailed (its delivery log); refused if more since",
         },
         actor: ACTOR_OPTION,
       },
@@ -171,12 +197,28 @@ export const statementCommands: Record<string, Command> = {
         const as = await acting(db, flags.actor, "finance", "sends statements");
         const { queueStatementSends } = await import("@/lib/statements/send");
         try {
+          if (flags.recipient !== undefined) {
+            // Its statement, for the count of its emails (the recipient's alone, when it has none: refused so).
+            const gameId = await findBatchGame(db, flags.batch);
+            const statementId = gameId
+              ? await findStatementId(db, { gameId, batchId: flags.batch, recipientPlayerId: flags.recipient })
+              : undefined;
+            return await queueStatementSends(
+              db,
+              {
+                batchId: flags.batch,
+                recipientPlayerId: flags.recipient,
+                statementIds: statementId ? [statementId] : undefined,
+                sendsSeen: flags["sends-seen"] ?? 0,
+              },
+              as,
+            );
+          }
           return await queueStatementSends(
             db,
             {
               batchId: flags.batch,
-              recipientPlayerId: flags.recipient,
-              unemailed: flags.recipient === undefined && !flags.again,
+              unemailed: !flags.again,
               runsSeen: flags.again ? flags["runs-seen"] : undefined,
             },
             as,

@@ -103,11 +103,17 @@ export async function queueStatementSends(
               "look at the statements' delivery logs before sending every one again.",
       );
     const [one] = params.statementIds ?? [];
-    if (params.sendsSeen !== undefined && one && (await countStatementSends(trx, one)) !== params.sendsSeen)
+    const emailed = params.sendsSeen !== undefined && one ? await countStatementSends(trx, one) : null;
+    if (emailed !== null && emailed !== params.sendsSeen)
       throw new AppError(
         "CONFLICT",
-        "This statement was emailed since this page was drawn (a colleague, another tab, or its payment's email): " +
-          "nothing was sent again. Reload the page and look at its delivery log first.",
+        acting.via === "cli"
+          ? `This statement's email was queued ${countOf(emailed, "time")} (failed ones included), not ` +
+              `${params.sendsSeen === 0 ? "never, as a send without --again is" : `${params.sendsSeen} as given`}: ` +
+              "nothing was sent again. Look at its delivery log on the statement's page, then give " +
+              `--again --sends-seen ${emailed} to email it again.`
+          : "This statement was emailed since this page was drawn (a colleague, another tab, or its payment's " +
+              "email): nothing was sent again. Reload the page and look at its delivery log first.",
       );
     const targets = await listSendTargets(trx, { ...params, gameId });
     if (params.recipientPlayerId !== undefined && targets.length === 0)

@@ -72,6 +72,16 @@ describe("npm run desk -- statements render", () => {
     });
     const log = await t.db.selectFrom("statement_delivery").select(["status", "to_address"]).execute();
     expect(log).toEqual([{ status: "queued", to_address: "anna@example.test" }]);
+    // The same command run again (a script's retry) emails her no second time; again only against her emails' count.
+    const twice = await runDesk(
+      t.url,
+      ["statements", "send", "--batch", batchId, "--recipient", "901", "--actor", FINANCE],
+      PASSWORD,
+    );
+    expect(twice).toMatchObject({ code: 1, stdout: "" });
+    expect(twice.stderr).toContain("email was queued 1 time (failed ones included), not never");
+    expect(twice.stderr).toContain("--again --sends-seen 1");
+    expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(1);
     // The batch: the three statements never emailed; with --again, all four.
     const rest = await desk("send", "--batch", batchId, "--actor", FINANCE);
     expect(JSON.parse(rest.stdout)).toMatchObject({ queued: 3, skippedNoEmail: [], emailRuns: 2 });

@@ -81,15 +81,24 @@ describe("who issues the statements", () => {
     ]);
   });
 
-  it("sends one recipient's statement or all again, not both", async () => {
+  it("sends one recipient's statement again only against the count of its emails, never the batch's", async () => {
     const batch = "0b6f2c1e-9d1a-4a8e-8f55-2f0c1c7d4e10";
-    const both = await runDesk(
-      t.url,
-      ["statements", "send", "--batch", batch, "--recipient", "12", "--again", "--actor", FINANCE],
-      PASSWORD,
+    const refusal = async (...flags: string[]) =>
+      refusalLine(
+        await runDesk(t.url, ["statements", "send", "--batch", batch, ...flags, "--actor", FINANCE], PASSWORD),
+      );
+    expect(await refusal("--recipient", "12", "--again")).toContain(
+      "--sends-seen: is needed with --recipient and --again",
     );
-    expect(both.code).toBe(2);
-    expect(refusalLine(both)).toContain("--again: cannot be given with --recipient");
+    expect(await refusal("--recipient", "12", "--again", "--runs-seen", "1", "--sends-seen", "1")).toContain(
+      "--runs-seen: is for the whole batch",
+    );
+    expect(await refusal("--recipient", "12", "--sends-seen", "1")).toContain(
+      "--sends-seen: is given only with --again",
+    );
+    expect(await refusal("--again", "--runs-seen", "1", "--sends-seen", "1")).toContain(
+      "--sends-seen: is for one statement",
+    );
   });
 
   it("refuses a save from a page opened before another admin's, which would undo their change", async () => {
