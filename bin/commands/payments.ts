@@ -57,7 +57,7 @@ type ImportFlags = {
  * An optional flag given with nothing (`--execution-date=`, an unset shell variable): refused rather than read as
  * not given, which would quietly mean today's date or no rate.
  */
-const givenValue = z.string().min(1, { message: "is empty: give a value or leave the flag out" });
+const givenValue = z.string().trim().min(1, { message: "is empty: give a value or leave the flag out" });
 
 export const paymentCommands: Record<string, Command> = {
   "payouts pay-file": {

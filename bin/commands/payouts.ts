@@ -99,13 +99,19 @@ const overrideSchema = z.object({
   reason: overrideReasonSchema,
   actor: emailSchema,
 });
-const approveSchema = z.object({
-  batch: batchIdSchema,
-  revision: batchRevisionSchema,
-  actor: emailSchema,
-  unflagged: z.boolean().default(false),
-  "hold-flagged": reasonSchema.optional(),
-});
+const approveSchema = z
+  .object({
+    batch: batchIdSchema,
+    revision: batchRevisionSchema,
+    actor: emailSchema,
+    unflagged: z.boolean().default(false),
+    "hold-flagged": reasonSchema.optional(),
+  })
+  // Leave the flagged statements as drafts, or hold them: one or the other.
+  .refine((flags) => !(flags.unflagged && flags["hold-flagged"] !== undefined), {
+    path: ["hold-flagged"],
+    message: "cannot be given with --unflagged (one or the other)",
+  });
 
 const prepare = payoutCommand(
   {
@@ -311,7 +317,7 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
 const approve = payoutCommand(
   {
     usage:
-      "npm run desk -- payouts approve --batch ID --revision N --actor EMAIL [--unflagged] [--hold-flagged REASON]",
+      "npm run desk -- payouts approve --batch ID --revision N --actor EMAIL [--unflagged | --hold-flagged REASON]",
     description:
       "Approves a draft batch's statements (all of them, or only the unflagged with --unflagged), holds the " +
       "flagged ones with --hold-flagged, then approves the batch when nothing blocks it. --revision is the " +

@@ -73,6 +73,13 @@ describe("npm run desk -- payouts", () => {
     expect(() =>
       parseFlags(spec, ["--batch", batch, "--flag", "unresolved_recipient", "--recipient", "x1", ...base]),
     ).toThrow("--recipient: must be a player id");
+    // Approving leaves the flagged statements as drafts, or holds them: not both (the one would undo the other).
+    const approve = payoutCommands["payouts approve"]?.spec;
+    if (!approve) throw new Error("no payouts approve command");
+    const asked = ["--batch", batch, "--revision", "12", "--actor", APPROVER, "--unflagged"];
+    expect(() => parseFlags(approve, [...asked, "--hold-flagged", "recipient unknown to the service"])).toThrow(
+      "--hold-flagged: cannot be given with --unflagged",
+    );
   });
 
   it("prepares, lists flags, overrides one, approves under the two-person rule and shows the batch", async () => {

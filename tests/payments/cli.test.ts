@@ -188,6 +188,10 @@ describe("desk payouts pay-file / import-results", () => {
     const empty = await importAt("--format", "generic", "--paid-on=");
     expect(empty).toMatchObject({ code: 2, stdout: "" });
     expect(empty.stderr).toContain("--paid-on: is empty: give a value or leave the flag out");
+    // So is a variable holding a space: not taken for "not given" (each file's own day) either.
+    const blank = await importAt("--format", "generic", "--paid-on", " ");
+    expect(blank).toMatchObject({ code: 2, stdout: "" });
+    expect(blank.stderr).toContain("--paid-on: is empty: give a value or leave the flag out");
     const missingFile = path.join(dir, "missing.csv");
     const unreadable = await deskAt(
       nowhere,
