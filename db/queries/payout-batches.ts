@@ -98,21 +98,32 @@ export async function deleteCarriesInto(trx: Trx, batchId: string): Promise<numb
   return Number(freed.numDeletedRows);
 }
 
-/** The live (not discarded) batch of each window, for the overview. */
+/**
+ * The live (not discarded) batch of each window, for the overview, with its statements held: still owed, though a
+ * batch with nothing approved left unpaid is paid.
+ */
 export async function listLiveBatchesByWindow(
   db: Db,
   gameId: string,
-): Promise<Map<string, { id: string; status: string; snapshotId: string }>> {
+): Promise<Map<string, { id: string; status: string; snapshotId: string; held: number }>> {
   const rows = await db
-    .selectFrom("payout_batch")
-    .select(["id", "status", "window_start", "window_end", "snapshot_id"])
-    .where("game_id", "=", gameId)
-    .where("status", "<>", "discarded")
+    .selectFrom("payout_batch as b")
+    .select(["b.id", "b.status", "b.window_start", "b.window_end", "b.snapshot_id"])
+    .select((eb) =>
+      eb
+        .selectFrom("payout_statement as s")
+        .select((c) => c.fn.countAll<string>().as("n"))
+        .whereRef("s.batch_id", "=", "b.id")
+        .where("s.state", "=", "held")
+        .as("held"),
+    )
+    .where("b.game_id", "=", gameId)
+    .where("b.status", "<>", "discarded")
     .execute();
   return new Map(
     rows.map((r) => [
       `${r.window_start.getTime()}|${r.window_end.getTime()}`,
-      { id: r.id, status: r.status, snapshotId: r.snapshot_id },
+      { id: r.id, status: r.status, snapshotId: r.snapshot_id, held: Number(r.held ?? 0) },
     ]),
   );
 }

@@ -24,7 +24,8 @@ export type WindowOverviewRow = {
   pull: SnapshotPullView | null;
   /** 0..100 while pulling, as every view of the pull shows it (summarizePullProgress). */
   progressPercent: number | null;
-  batch: { id: string; status: string; snapshotId: string } | null;
+  /** Its statements held stay owed, though the batch reads paid once nothing approved is left unpaid. */
+  batch: { id: string; status: string; snapshotId: string; held: number } | null;
 };
 
 const key = (w: TimeWindow) => `${w.startMs}|${w.endMs}`;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listWindowOverview } from "@/lib/payouts/overview";
+import { payWindow } from "../support/payouts";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 import { GAME, insertGame, insertSnapshot } from "./fixtures";
 
@@ -26,5 +27,19 @@ describe("the windows overview", () => {
     // Pulled during October, read since only up to then: its last days are missing.
     expect(stateOf("2026-10")).toBe("partial");
     expect(stateOf("2026-11")).toBe("open");
+  });
+
+  it("names the statements a paid batch holds, still owed", async () => {
+    await insertSnapshot(t.db, {
+      window: "2026-08",
+      recipients: [
+        { id: 1, gross: "20.00" },
+        { id: 2, gross: "30.00" },
+      ],
+    });
+    await payWindow(t.db, "2026-08", { hold: [2] });
+    const rows = await listWindowOverview(t.db, { gameId: GAME, months: 4, now: Date.parse("2026-11-20T12:00:00Z") });
+    const august = rows.find((r) => new Date(r.window.startMs).toISOString().startsWith("2026-08"));
+    expect(august?.batch).toMatchObject({ status: "paid", held: 1 });
   });
 });

@@ -108,7 +108,14 @@ export async function WindowsOverview({ db, gameId }: { db: Db; gameId: string }
                 </Td>
                 <Td>
                   {batch ? (
-                    <Badge tone={batch.tone}>{batch.label}</Badge>
+                    <>
+                      <Badge tone={batch.tone}>{batch.label}</Badge>
+                      {row.batch?.status === "paid" && row.batch.held > 0 ? (
+                        <span className="block text-xs text-warning-ink">
+                          {formatCount(row.batch.held)} held, still owed
+                        </span>
+                      ) : null}
+                    </>
                   ) : row.snapshot ? (
                     <span className="text-xs text-ink-muted">Not prepared</span>
                   ) : null}
