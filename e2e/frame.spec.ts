@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures/test";
-import { shoot, signIn } from "./fixtures/session";
+import { shoot, signIn, untilHydrated } from "./fixtures/session";
 import { SLACK } from "./fixtures/slack";
 
 /** The signed-in frame: what each role is offered, where a refusal lands, the page icon, the liability page. */
@@ -117,7 +117,9 @@ test(
     // Onto the last page by keyboard: focus stays on "Next ›", now disabled, not dropped to the document's start.
     const last = Number((await pages.getByText(/ · page \d+ of \d+$/).textContent())?.match(/of (\d+)$/)?.[1]);
     await page.goto(`/payouts/liability?asOf=2026-10-01&page=${last - 1}`);
-    await pages.getByRole("link", { name: "Next ›" }).focus();
+    const next = pages.getByRole("link", { name: "Next ›" });
+    await untilHydrated(next);
+    await next.focus();
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(new RegExp(`/payouts/liability\\?asOf=2026-10-01&page=${last}$`));
     await expect(pages.getByText("Next ›")).toHaveAttribute("aria-disabled", "true");
