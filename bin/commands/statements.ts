@@ -13,8 +13,6 @@ import {
   statementSettingsDrawn,
   statementSettingsSchema,
 } from "@/lib/statements/settings";
-import { findBatchGame } from "@/db/queries/payout-lookup";
-import { findStatementId } from "@/db/queries/payouts";
 import { commandActor } from "../actor";
 import { countSeenSchema } from "@/lib/statements/schemas";
 import { checkOutFolder, CliError, type CommandSpec } from "../cli";
@@ -197,30 +195,16 @@ export const statementCommands: Record<string, Command> = {
         const as = await acting(db, flags.actor, "finance", "sends statements");
         const { queueStatementSends } = await import("@/lib/statements/send");
         try {
-          if (flags.recipient !== undefined) {
-            // Its statement, for the count of its emails (the recipient's alone, when it has none: refused so).
-            const gameId = await findBatchGame(db, flags.batch);
-            const statementId = gameId
-              ? await findStatementId(db, { gameId, batchId: flags.batch, recipientPlayerId: flags.recipient })
-              : undefined;
-            return await queueStatementSends(
-              db,
-              {
-                batchId: flags.batch,
-                recipientPlayerId: flags.recipient,
-                statementIds: statementId ? [statementId] : undefined,
-                sendsSeen: flags["sends-seen"] ?? 0,
-              },
-              as,
-            );
-          }
+          // One recipient's statement against the count of its emails (none without --again), or the batch's.
           return await queueStatementSends(
             db,
-            {
-              batchId: flags.batch,
-              unemailed: !flags.again,
-              runsSeen: flags.again ? flags["runs-seen"] : undefined,
-            },
+            flags.recipient !== undefined
+              ? { batchId: flags.batch, recipientPlayerId: flags.recipient, sendsSeen: flags["sends-seen"] ?? 0 }
+              : {
+                  batchId: flags.batch,
+                  unemailed: !flags.again,
+                  runsSeen: flags.again ? flags["runs-seen"] : undefined,
+                },
             as,
           );
         } finally {

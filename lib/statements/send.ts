@@ -14,6 +14,7 @@ import {
   wasSendDelivered,
 } from "@/db/queries/statement-deliveries";
 import { findBatchGame } from "@/db/queries/payout-lookup";
+import { findStatementId } from "@/db/queries/payouts";
 import { checkSendAgainstRevocation, getBatchLinkRevocation, isLatestSend } from "@/db/queries/statement-links";
 import { lockForTransaction } from "@/db/queries/locks";
 import { keepStatementIssuer } from "@/db/queries/statements";
@@ -79,7 +80,10 @@ export async function queueStatementSends(
     unemailed?: boolean;
     /** The runs of the batch's emails the page showed (`countBatchEmails`): refused when one was queued since. */
     runsSeen?: number;
-    /** The emails of the one statement asked for its page showed (`countStatementSends`): refused when one since. */
+    /**
+     * The emails of the one statement asked for (given, or the recipient's) its page showed, or the command line was
+     * given (`countStatementSends`): refused when that count differs.
+     */
     sendsSeen?: number;
   },
   acting: ActingAs,
@@ -102,7 +106,12 @@ export async function queueStatementSends(
               "payment's emails, or an earlier press still running): nothing was sent again. Reload the page and " +
               "look at the statements' delivery logs before sending every one again.",
       );
-    const [one] = params.statementIds ?? [];
+    // The one statement whose emails were counted: given, or the recipient's (the command line names the recipient).
+    const one =
+      params.statementIds?.[0] ??
+      (params.sendsSeen !== undefined && params.recipientPlayerId !== undefined
+        ? await findStatementId(trx, { gameId, batchId: params.batchId, recipientPlayerId: params.recipientPlayerId })
+        : undefined);
     const emailed = params.sendsSeen !== undefined && one ? await countStatementSends(trx, one) : null;
     if (emailed !== null && emailed !== params.sendsSeen)
       throw new AppError(
