@@ -13,7 +13,7 @@ import type { ActionResult } from "@/lib/actions";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
 import { refusedPriceChange, unappliedPriceWarning } from "@/lib/lookup/price-change";
-import { money, usdInputSchema } from "@/lib/money";
+import { type Money, money, usdInputSchema } from "@/lib/money";
 import { CardDialog } from "./card-dialog";
 import { type CardOption, changeDialogProps, type SubscriptionSummary } from "./subscription-summary";
 
@@ -240,7 +240,8 @@ function PriceDialog({
       confirmLabel="Stage the new price"
       pendingLabel="Saving…"
       action={(form) => {
-        const refused = priceRefusal(String(form.get("amountUsd") ?? ""), subscription);
+        const price = typedPrice(String(form.get("amountUsd") ?? ""));
+        const refused = price.value ? priceRefusal(price.value, subscription) : null;
         return refused
           ? Promise.resolve({
               ok: false as const,
@@ -258,26 +259,26 @@ function PriceDialog({
   );
 }
 
+/** A price as typed: the schema's reading, and its amount when it is one. */
+function typedPrice(text: string) {
+  const parsed = usdInputSchema.safeParse(text);
+  return { parsed, value: parsed.success ? money(parsed.data) : null };
+}
+
 /**
- * What the service refuses (PCSTORE_REAUTHORIZATION_REQUIRED), or would never apply, of a price typed: said on the
- * field, not sent. Null for a price it takes, or text that is no price (the field says so).
+ * What the service refuses (PCSTORE_REAUTHORIZATION_REQUIRED), or would never apply, of a new price: said on the
+ * field, not sent. Null for a price it takes.
  */
-function priceRefusal(amount: string, subscription: SubscriptionSummary): string | null {
-  const parsed = usdInputSchema.safeParse(amount);
-  if (!parsed.success) return null;
-  const value = money(parsed.data);
+function priceRefusal(value: Money, subscription: SubscriptionSummary): string | null {
   const current = money(subscription.amountUsd);
   if (subscription.fundingRail === "pcstore" && value.gt(current))
-    return (
-      "cannot be raised on a pcstore subscription: the player must re-authorize in the pcstore (a decrease " + "stages)"
-    );
+    return "cannot be raised on a pcstore subscription: the player re-authorizes in the pcstore (a decrease stages)";
   return refusedPriceChange(value, current);
 }
 
 function PriceFields({ subscription, refusal }: { subscription: SubscriptionSummary; refusal?: string }) {
   const [amount, setAmount] = useState("");
-  const parsed = usdInputSchema.safeParse(amount);
-  const value = parsed.success ? money(parsed.data) : null;
+  const { parsed, value } = typedPrice(amount);
   const current = money(subscription.amountUsd);
   const warnings: string[] = [];
   if (value) {
@@ -286,7 +287,7 @@ function PriceFields({ subscription, refusal }: { subscription: SubscriptionSumm
     const unapplied = unappliedPriceWarning(value, current);
     if (unapplied) warnings.push(unapplied);
   }
-  const refusedIncrease = priceRefusal(amount, subscription);
+  const refusedIncrease = value ? priceRefusal(value, subscription) : null;
   return (
     <>
       <ul className="list-disc pl-5 text-sm text-ink-muted">
