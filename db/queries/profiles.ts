@@ -321,3 +321,31 @@ export async function listProfileFlagFacts(
         : null,
   }));
 }
+
+/**
+ * The approved statements of a batch that a flag stopping a payment by hand could stand on: a stored one, details
+ * entered or changed that a payment may not have gone to yet, no valid tax form while one is required, or a recipient
+ * given (a chargeback's). A superset, evaluated by lib/profiles/flags.ts; most statements of a batch are never read.
+ */
+export async function listApprovedPaymentBarCandidates(
+  db: DbOrTrx,
+  p: { gameId: string; batchId: string; storedFlags: readonly string[]; taxFormBy: string | null; also: number[] },
+): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
+  const taxless =
+    p.taxFormBy === null
+      ? sql`false`
+      : sql`(pp.tax_form is null or pp.tax_form = 'none' or pp.tax_form_expires_on < ${p.taxFormBy}::date)`;
+  const { rows } = await sql<{ recipient_player_id: string; recipient_flags: string[] }>`
+    select s.recipient_player_id::text as recipient_player_id, s.recipient_flags
+      from payout_statement s
+      join payout_batch b on b.id = s.batch_id
+      left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
+     where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.state = 'approved'
+       and (s.recipient_flags ?| ${[...p.storedFlags]}::text[]
+         or (pp.method is not null and pp.details_applied_at is not null
+             and (pp.details_version > 1 or pp.details_applied_at > b.approved_at))
+         or ${taxless}
+         or s.recipient_player_id = any(${p.also.map(String)}::bigint[]))
+     order by s.recipient_player_id`.execute(db);
+  return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), recipientFlags: r.recipient_flags }));
+}

@@ -3,6 +3,7 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
+import { listApprovedPaymentBarCandidates } from "@/db/queries/profiles";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
@@ -10,8 +11,8 @@ import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
-import { stopsPaymentByHand } from "./flag-info";
-import { type BatchFlags, openFlagsOf, overrideOf, readBatchFlags } from "./flags";
+import { STOP_PAYMENT_BY_HAND, stopsPaymentByHand } from "./flag-info";
+import { type BatchFlags, openFlagsOf, overrideOf, readBatchFlags, readRecipientFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
@@ -19,6 +20,8 @@ import { iteratePayoutStatements } from "./statements";
 import { describeFlags, type Skipped, transition } from "./transition";
 import { TRANSITIONS } from "./transition-table";
 import { refusePaidOnBefore } from "./paid-on";
+import { readProfileSettings } from "@/lib/profiles/settings";
+import { formatInstant } from "@/lib/time";
 
 type Target = { gameId: string; batchId: string };
 
@@ -74,6 +77,36 @@ export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId
 export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: string }): Promise<boolean> {
   for await (const s of statementsWithOpenFlags(db, batch, "draft", 200)) if (s.open === 0) return true;
   return false;
+}
+
+/**
+ * Recipients (at most `most`) whose approved statement has an open flag raised since approval that stops a payment
+ * recorded by hand, which "Mark approved paid" refuses while one stands, so the page does not offer it. Read from the
+ * few statements such a flag can stand on (listApprovedPaymentBarCandidates), without the batch's lock.
+ */
+export async function approvedBarredFromPayment(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  most = 4,
+): Promise<number[]> {
+  const shared = await readRecipientFlags(db, { ...batch, recipientPlayerIds: [] });
+  const { requireTaxForm } = await readProfileSettings(db);
+  const candidates = await listApprovedPaymentBarCandidates(db, {
+    ...batch,
+    storedFlags: STOP_PAYMENT_BY_HAND,
+    taxFormBy: requireTaxForm ? formatInstant(Date.now()).slice(0, 10) : null,
+    also: [...new Set(shared.disputes.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])))],
+  });
+  const out: number[] = [];
+  for (let i = 0; i < candidates.length && out.length < most; i += 500) {
+    const page = candidates.slice(i, i + 500);
+    const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
+    const flags = { ...shared, profiles: await recipientFlagsNow(db, { ...batch, recipientPlayerIds }) };
+    for (const s of page)
+      if (openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).some((f) => stopsPaymentByHand(f.flag)))
+        out.push(s.recipientPlayerId);
+  }
+  return out.slice(0, most);
 }
 
 /**

@@ -284,4 +284,20 @@ describe("batch actions", () => {
     ).toMatchObject({ reason: expect.stringMatching(/^4 approved statements have .*\(recipient 12, 15, 20 …\)/) });
     expect(batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [] }).kind).toBe("allowed");
   });
+
+  it("offers no recording of the approved statements paid while a flag stops one's payment, and names it", () => {
+    for (const status of ["approved", "paid"] as const) {
+      expect(batchVerdict("mark_all_paid", context(status), { ...counts, approvedBarred: [12] })).toEqual({
+        kind: "blocked",
+        code: "open_flags",
+        reason:
+          "An approved statement has a flag raised since approval that stops its payment (recipient 12): resolve " +
+          "or override it with a reason on the recipient's row, or hold the payout; then record the payment.",
+      });
+      expect(batchVerdict("mark_all_paid", context(status), { ...counts, approvedBarred: [] }).kind).toBe("allowed");
+    }
+    expect(
+      batchVerdict("mark_all_paid", context("approved"), { ...counts, approvedBarred: [12, 15, 20, 31] }),
+    ).toMatchObject({ reason: expect.stringMatching(/^Approved statements have flags .*\(recipient 12, 15, 20 …\)/) });
+  });
 });

@@ -160,6 +160,11 @@ export type BatchCounts = {
   approvedFlagged?: readonly number[];
   /** Every draft statement has an open flag of its own: approving the unflagged ones would approve none. */
   draftsAllFlagged?: boolean;
+  /**
+   * Recipients (the first few) whose approved statement has an open flag raised since approval that stops a payment
+   * recorded by hand: "Mark approved paid" records nothing while one stands (lib/payouts/batch-approval.ts).
+   */
+  approvedBarred?: readonly number[];
 };
 
 /** Approval while a flag on the window stands open on every statement it would approve: blocked, or null. */
@@ -172,6 +177,21 @@ function heldByWindowFlags(counts: BatchCounts): Verdict | null {
     reason:
       `${flags === 1 ? "A flag on this window blocks" : `${flags} flags on this window block`} the approval of ` +
       `its statements: find out why, then override ${flags === 1 ? "it" : "them"} on this page.`,
+  };
+}
+
+/** Recording the approved statements paid while a flag stops one's payment: blocked, naming the first few. */
+function paymentBarred(barred: readonly number[]): Verdict | null {
+  if (barred.length === 0) return null;
+  const named = barred.slice(0, 3).join(", ") + (barred.length > 3 ? " …" : "");
+  const one = barred.length === 1;
+  return {
+    kind: "blocked",
+    code: "open_flags",
+    reason:
+      `${one ? "An approved statement has a flag" : "Approved statements have flags"} raised since approval that ` +
+      `${one ? "stops its" : "stop their"} payment (recipient ${named}): resolve or override ${one ? "it" : "each"} ` +
+      "with a reason on the recipient's row, or hold the payout; then record the payment.",
   };
 }
 
@@ -233,7 +253,8 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
     case "mark_all_paid":
       if (batch.status !== "approved" && batch.status !== "paid")
         return na("The batch must be approved before it is paid.");
-      return counts.approved > 0 ? ALLOWED : na("No approved statement left to mark paid.");
+      if (counts.approved === 0) return na("No approved statement left to mark paid.");
+      return paymentBarred(counts.approvedBarred ?? []) ?? ALLOWED;
   }
 }
 

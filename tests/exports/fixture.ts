@@ -25,6 +25,8 @@ export type LineInput = {
   attributedUsd: string | null;
   percent?: string;
   reason?: string | null;
+  /** The card charge's order (a dispute names it); none for a wallet renewal. */
+  mintOrderId?: string;
 };
 
 export type ReversalInput = {
@@ -181,7 +183,7 @@ export async function insertSnapshot(
           attributed_amount_usd: l.attributedUsd,
           attribution_unavailable_reason: l.reason ?? null,
           transaction_id: `tx_${l.periodId}`,
-          mint_order_id: null,
+          mint_order_id: l.mintOrderId ?? null,
           funding: "null",
           refund: "null",
           reconciliation: JSON.stringify({ checked: true, base_matches_settled_fee: true }),

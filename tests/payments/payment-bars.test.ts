@@ -6,6 +6,7 @@ import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles, sepaPayer, sepaPayerNote } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
+import { approvedBarredFromPayment } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";
@@ -252,7 +253,7 @@ describe("a flag raised after approval", () => {
 
 describe("a chargeback after approval", () => {
   it("[finance] keeps the recipient out of a file while the dispute is open, until overridden", async () => {
-    await insertSnapshot(db, {
+    const snapshot = await insertSnapshot(db, {
       window: "2026-09",
       recipients: [
         { id: 3, gross: "35.00" },
@@ -273,6 +274,9 @@ describe("a chargeback after approval", () => {
       openedAt: new Date(),
       eventId: "evt_dispute_5",
     });
+    // Nor is recording the approved statements paid by hand offered while it stands.
+    const target = { gameId: GAME, batchId, snapshotId: snapshot.id };
+    expect(await approvedBarredFromPayment(db, target)).toEqual([5]);
     const made = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
     expect(made.refused).toEqual([
       expect.objectContaining({
@@ -294,6 +298,7 @@ describe("a chargeback after approval", () => {
       },
       web(approver),
     );
+    expect(await approvedBarredFromPayment(db, target)).toEqual([]);
     const again = await createPaymentFiles(db, { gameId: GAME, batchId, method: "paypal" }, web(preparer));
     expect(again.refused).toEqual([]);
     expect(paypalRecipients(await contentOf(again.files[0]?.id ?? ""))).toEqual(["p5@example.com"]);

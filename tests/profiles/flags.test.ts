@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
-import { hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
+import { approvedBarredFromPayment, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { readBatchFlags } from "@/lib/payouts/flags";
 import { savePayoutSettings } from "@/lib/payouts/settings";
@@ -201,6 +201,9 @@ describe("profile flags", () => {
     expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
     // May, approved before the change, is flagged too: recorded paid by hand only once the flag is overridden.
     const payment = { paidOn: "2026-06-02", method: "paypal", reference: "PP-2026-05" } as const;
+    // The page does not offer recording May paid while the flag stands; June, not approved, is not read.
+    const mayBatch = { gameId: GAME, batchId: may.batchId, snapshotId: may.snapshotId };
+    expect(await approvedBarredFromPayment(db, mayBatch)).toEqual([8001]);
     await expect(
       markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver)),
     ).rejects.toThrow(
@@ -210,6 +213,7 @@ describe("profile flags", () => {
     const mayFlag = { gameId: GAME, batchId: may.batchId, flag: "payout_details_changed", recipientPlayerId: 8001 };
     // By May's preparer: new details are confirmed by whoever did not enter them, the preparer included.
     await overrideFlag(db, { ...mayFlag, reason: paidBefore }, web(preparer));
+    expect(await approvedBarredFromPayment(db, mayBatch)).toEqual([]);
     // May recorded as paid by hand says nothing of the new account: June stays flagged.
     await markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver));
     expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
@@ -225,6 +229,8 @@ describe("a flag raised since approval that stops a payment", () => {
     await saveProfileSettings(db, { requireTaxForm: true }, { actor: approver, via: "web" });
     try {
       expect(await flagsOf(july, 8003)).toEqual(["tax_form_missing"]);
+      const julyBatch = { gameId: GAME, batchId: july.batchId, snapshotId: july.snapshotId };
+      expect(await approvedBarredFromPayment(db, julyBatch)).toEqual([8003]);
       const payment = { paidOn: "2026-08-02", method: "paypal", reference: "PP-2026-07" } as const;
       await expect(
         markStatementsPaid(db, { gameId: GAME, batchId: july.batchId, ...payment }, web(approver)),
@@ -235,6 +241,7 @@ describe("a flag raised since approval that stops a payment", () => {
         /you prepared this batch, so once it is approved someone else overrides a flag that stops a payment/,
       );
       await overrideFlag(db, { ...taxFlag, reason }, web(approver));
+      expect(await approvedBarredFromPayment(db, julyBatch)).toEqual([]);
       expect(await markStatementsPaid(db, { gameId: GAME, batchId: july.batchId, ...payment }, web(approver))).toEqual(
         expect.objectContaining({ paid: 1 }),
       );

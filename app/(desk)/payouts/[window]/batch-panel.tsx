@@ -145,6 +145,10 @@ export function BatchPanel(props: BatchPanelProps) {
           >
             {(_typed, errors) => <PaymentFields methods={props.methods} today={props.today} errors={errors} />}
           </ConfirmDialog>
+        ) : offers.mark_all_paid.kind === "blocked" ? (
+          <Button aria-disabled aria-describedby="mark-paid-why">
+            Mark approved paid…
+          </Button>
         ) : null}
         {allowed("discard") ? (
           <ConfirmDialog
@@ -171,6 +175,11 @@ export function BatchPanel(props: BatchPanelProps) {
           {approveBatch.code === "two_person_rule"
             ? `Approving the batch: ${approveBatch.reason}`
             : approveBatch.reason}
+        </p>
+      ) : null}
+      {offers.mark_all_paid.kind === "blocked" ? (
+        <p id="mark-paid-why" className="text-xs text-ink-muted lg:text-right">
+          {offers.mark_all_paid.reason}
         </p>
       ) : null}
       {/* Why the drafts cannot be approved now (every one flagged, or the window's open flags). */}

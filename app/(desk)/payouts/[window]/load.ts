@@ -11,7 +11,9 @@ import { type CurrentUser, requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
 import { type ActiveFlag, type FlagOverride, listFlagOverrides, windowFlagsOf } from "@/lib/payouts/flags";
 import { getPayoutBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
-import type { BatchContext } from "@/lib/payouts/offered-actions";
+import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
+import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
+import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import type { TimeWindow } from "@/lib/time";
@@ -87,5 +89,34 @@ export function batchContextOf(
     twoPersonRule: batch.status === "draft" ? settings.twoPersonRule : batch.twoPersonRule,
     preparedById: batch.preparedById,
     approvedById: batch.approvedById,
+  };
+}
+
+/**
+ * The batch's counts as lib/payouts/offered-actions.ts decides its actions from them, with what only reading flags
+ * statement by statement tells, read only where the action would be offered otherwise (finance, the batch in the state
+ * it applies to, no window flag open): approved statements flagged since approval, every draft flagged, approved ones
+ * whose payment a flag stops.
+ */
+export async function batchCountsOf(
+  db: Db,
+  params: { gameId: string; batch: PayoutBatchSummary | null; counts: BatchTally | null; canAct: boolean },
+  openWindowFlags: number,
+): Promise<BatchCounts> {
+  const { batch, counts, canAct } = params;
+  const draft = counts?.byState.draft.count ?? 0;
+  const approved = counts?.byState.approved.count ?? 0;
+  const target = batch ? { gameId: params.gameId, batchId: batch.id, snapshotId: batch.snapshotId } : null;
+  const drafting = canAct && batch?.status === "draft" && openWindowFlags === 0 && target;
+  const paying = canAct && (batch?.status === "approved" || batch?.status === "paid") && approved > 0 && target;
+  return {
+    openWindowFlags,
+    approvedFlagged: drafting && draft === 0 ? await approvedWithOpenFlags(db, drafting) : [],
+    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting)) : false,
+    approvedBarred: paying ? await approvedBarredFromPayment(db, paying) : [],
+    draft,
+    approved,
+    held: counts?.byState.held.count ?? 0,
+    total: counts?.total ?? 0,
   };
 }

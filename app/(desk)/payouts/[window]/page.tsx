@@ -10,7 +10,6 @@ import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount, formatUsdText } from "@/lib/format";
 import { readWindowClosing } from "@/lib/accounting/close";
-import { approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { PAYMENT_METHOD_LABELS, PAYMENT_METHODS, prepareRefusal } from "@/lib/payouts/batches";
 import { disputeFlagsOf, overrideOf, recipientsFlaggedBy } from "@/lib/payouts/flags";
 import { recipientFlagsNow } from "@/lib/payouts/balance-flags";
@@ -27,7 +26,7 @@ import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statem
 import { ClosingSection } from "./closing-section";
 import { ExportLinks } from "./export-links";
 import { windowExportLinks } from "./exports-list";
-import { batchContextOf, loadWindowRequest, loadWindowReview } from "./load";
+import { batchContextOf, batchCountsOf, loadWindowRequest, loadWindowReview } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { BATCH_ACTIONS, STATEMENT_ACTIONS } from "./action-sets";
@@ -135,25 +134,9 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const today = formatInstant(Date.now()).slice(0, 10);
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
-  // Only where approving the batch would be offered otherwise: every statement approved or held, no window flag open.
-  const approvedFlagged =
-    canAct && batch?.status === "draft" && (counts?.byState.draft.count ?? 0) === 0 && openWindowFlags.length === 0
-      ? await approvedWithOpenFlags(db, { gameId: game.id, batchId: batch.id, snapshotId: batch.snapshotId })
-      : [];
-  // Only where approving the unflagged statements would be offered otherwise: drafts left, no window flag open.
-  const draftsAllFlagged =
-    canAct && batch?.status === "draft" && (counts?.byState.draft.count ?? 0) > 0 && openWindowFlags.length === 0
-      ? !(await hasUnflaggedDraft(db, { gameId: game.id, batchId: batch.id, snapshotId: batch.snapshotId }))
-      : false;
   const batchCounts = {
-    openWindowFlags: openWindowFlags.length,
-    approvedFlagged,
-    draftsAllFlagged,
-    draft: counts?.byState.draft.count ?? 0,
-    approved: counts?.byState.approved.count ?? 0,
-    held: counts?.byState.held.count ?? 0,
+    ...(await batchCountsOf(db, { gameId: game.id, batch, counts, canAct }, openWindowFlags.length)),
     payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
-    total: counts?.total ?? 0,
   };
   const context = batchContextOf(user, batch, settings);
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
@@ -208,7 +191,8 @@ export default async function WindowPage({ params, searchParams }: Props) {
           "lg:items-start lg:justify-between"
         }
       >
-        <div className="min-w-0 lg:flex-1">
+        {/* Kept readable beside actions that say why they are not offered (their reasons take width). */}
+        <div className="min-w-0 lg:min-w-64 lg:flex-1">
           <h2 id="batch-heading" className="text-sm font-semibold text-ink">
             Payout batch
           </h2>
