@@ -28,15 +28,17 @@ type Target = { gameId: string; batchId: string };
 /**
  * A batch's statements in one state, page by page, each with its open flags: the window's flags, the disputes and the
  * overrides read once, the payout profiles' flags of each page's recipients only (reading them for a whole batch of a
- * hundred thousand statements on every view of its page took most of the view).
+ * hundred thousand statements on every view of its page took most of the view). `read`: those shared flags as the
+ * caller read them already (the window page), read here otherwise.
  */
 async function* statementsWithOpenFlags(
   db: Db,
   batch: Target & { snapshotId: string },
   state: PayoutStatementState,
   pageSize: number,
+  read?: BatchFlags,
 ): AsyncGenerator<{ recipientPlayerId: number; open: number }> {
-  const shared = await readBatchFlags(db, { ...batch, recipientPlayerIds: [] });
+  const shared = read ?? (await readBatchFlags(db, { ...batch, recipientPlayerIds: [] }));
   const check = async function* (page: { recipientPlayerId: number; recipientFlags: string[] }[]) {
     if (page.length === 0) return;
     const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
@@ -63,9 +65,13 @@ async function* statementsWithOpenFlags(
  * changed payout details, a tax form that expired): approving the batch is refused while one stands, so the page does
  * not offer it. Read without the batch's lock; the approval reads them again under it.
  */
-export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId: string }): Promise<number[]> {
+export async function approvedWithOpenFlags(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  shared?: BatchFlags,
+): Promise<number[]> {
   const out: number[] = [];
-  for await (const s of statementsWithOpenFlags(db, batch, "approved", 2000))
+  for await (const s of statementsWithOpenFlags(db, batch, "approved", 2000, shared))
     if (s.open > 0) out.push(s.recipientPlayerId);
   return out;
 }
@@ -74,8 +80,12 @@ export async function approvedWithOpenFlags(db: Db, batch: Target & { snapshotId
  * Whether a draft batch has a draft statement with no open flag, which approving the unflagged statements would
  * approve. Stops at the first one (most batches: among the first statements read). Read without the batch's lock.
  */
-export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: string }): Promise<boolean> {
-  for await (const s of statementsWithOpenFlags(db, batch, "draft", 200)) if (s.open === 0) return true;
+export async function hasUnflaggedDraft(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  shared?: BatchFlags,
+): Promise<boolean> {
+  for await (const s of statementsWithOpenFlags(db, batch, "draft", 200, shared)) if (s.open === 0) return true;
   return false;
 }
 
@@ -87,9 +97,10 @@ export async function hasUnflaggedDraft(db: Db, batch: Target & { snapshotId: st
 export async function approvedBarredFromPayment(
   db: Db,
   batch: Target & { snapshotId: string },
+  read?: BatchFlags,
   most = 4,
 ): Promise<number[]> {
-  const shared = await readRecipientFlags(db, { ...batch, recipientPlayerIds: [] });
+  const shared = read ?? (await readRecipientFlags(db, { ...batch, recipientPlayerIds: [] }));
   const { requireTaxForm } = await readProfileSettings(db);
   const candidates = await listApprovedPaymentBarCandidates(db, {
     ...batch,

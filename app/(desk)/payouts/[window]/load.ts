@@ -9,7 +9,14 @@ import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/querie
 import type { GameSummary } from "@/db/queries/games";
 import { type CurrentUser, requirePageRole } from "@/lib/auth/session";
 import { resolveSelectedGame } from "@/lib/games/games";
-import { type ActiveFlag, type FlagOverride, listFlagOverrides, windowFlagsOf } from "@/lib/payouts/flags";
+import {
+  type ActiveFlag,
+  type BatchFlags,
+  disputeFlagsOf,
+  type FlagOverride,
+  listFlagOverrides,
+  windowFlagsOf,
+} from "@/lib/payouts/flags";
 import { getPayoutBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
 import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
 import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
@@ -101,9 +108,18 @@ export function batchContextOf(
 export async function batchCountsOf(
   db: Db,
   params: { gameId: string; batch: PayoutBatchSummary | null; counts: BatchTally | null; canAct: boolean },
+  review: WindowReview,
   openWindowFlags: number,
 ): Promise<BatchCounts> {
   const { batch, counts, canAct } = params;
+  // The flags every statement shares, as the page read them: not read again for each question.
+  const shared: BatchFlags = {
+    snapshotId: review.snapshot.id,
+    window: review.windowFlags,
+    disputes: disputeFlagsOf(review.disputes),
+    disputeRows: review.disputes,
+    overrides: review.overrides,
+  };
   const draft = counts?.byState.draft.count ?? 0;
   const approved = counts?.byState.approved.count ?? 0;
   const target = batch ? { gameId: params.gameId, batchId: batch.id, snapshotId: batch.snapshotId } : null;
@@ -111,9 +127,9 @@ export async function batchCountsOf(
   const paying = canAct && (batch?.status === "approved" || batch?.status === "paid") && approved > 0 && target;
   return {
     openWindowFlags,
-    approvedFlagged: drafting && draft === 0 ? await approvedWithOpenFlags(db, drafting) : [],
-    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting)) : false,
-    approvedBarred: paying ? await approvedBarredFromPayment(db, paying) : [],
+    approvedFlagged: drafting && draft === 0 ? await approvedWithOpenFlags(db, drafting, shared) : [],
+    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting, shared)) : false,
+    approvedBarred: paying ? await approvedBarredFromPayment(db, paying, shared) : [],
     draft,
     approved,
     held: counts?.byState.held.count ?? 0,

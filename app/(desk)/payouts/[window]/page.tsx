@@ -135,7 +135,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const batchCounts = {
-    ...(await batchCountsOf(db, { gameId: game.id, batch, counts, canAct }, openWindowFlags.length)),
+    ...(await batchCountsOf(db, { gameId: game.id, batch, counts, canAct }, review, openWindowFlags.length)),
     payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
   };
   const context = batchContextOf(user, batch, settings);
