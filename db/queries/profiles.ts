@@ -323,13 +323,15 @@ export async function listProfileFlagFacts(
 }
 
 /**
- * The approved statements of a batch that a flag stopping a payment by hand could stand on: a stored one, details
- * entered or changed that a payment may not have gone to yet, no valid tax form while one is required, or a recipient
- * given (a chargeback's). A superset, evaluated by lib/profiles/flags.ts; most statements of a batch are never read.
+ * The approved statements of a batch that a flag could stand open on, each flag's necessary condition read in SQL so
+ * that most statements of a large batch are never read: a stored flag; on the payout profile, no method (while the
+ * game uses profiles), details entered or changed that a payment may not have gone to yet, a payment come back, a
+ * statement email refused, no valid tax form while one is required; a negative balance in another batch; a recipient
+ * given (a chargeback's). A superset: lib/payouts/flags.ts and lib/profiles/flags.ts decide which flags stand.
  */
-export async function listApprovedPaymentBarCandidates(
+export async function listApprovedFlagCandidates(
   db: DbOrTrx,
-  p: { gameId: string; batchId: string; storedFlags: readonly string[]; taxFormBy: string | null; also: number[] },
+  p: { gameId: string; batchId: string; profilesInUse: boolean; taxFormBy: string | null; also: number[] },
 ): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
   const taxless =
     p.taxFormBy === null
@@ -341,10 +343,20 @@ export async function listApprovedPaymentBarCandidates(
       join payout_batch b on b.id = s.batch_id
       left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
      where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.state = 'approved'
-       and (s.recipient_flags ?| ${[...p.storedFlags]}::text[]
+       and (jsonb_array_length(s.recipient_flags) > 0
+         or (${p.profilesInUse} and pp.method is null)
          or (pp.method is not null and pp.details_applied_at is not null
              and (pp.details_version > 1 or pp.details_applied_at > b.approved_at))
+         or exists (select 1 from payment_return r
+                     where r.game_id = s.game_id and r.recipient_player_id = s.recipient_player_id)
+         or exists (select 1 from statement_delivery_failure f
+                     where f.game_id = s.game_id and f.recipient_player_id = s.recipient_player_id and f.refused)
          or ${taxless}
+         or exists (select 1 from payout_statement x join payout_batch xb on xb.id = x.batch_id
+                     where x.game_id = s.game_id and x.recipient_player_id = s.recipient_player_id
+                       and x.batch_id <> s.batch_id and xb.status <> 'discarded'
+                       and ((x.state in ('draft', 'approved') and x.available_usd < 0)
+                         or (x.state in ('paid', 'carried') and x.carry_out_usd < 0)))
          or s.recipient_player_id = any(${p.also.map(String)}::bigint[]))
      order by s.recipient_player_id`.execute(db);
   return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), recipientFlags: r.recipient_flags }));

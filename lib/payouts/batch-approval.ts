@@ -3,7 +3,7 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
-import { listApprovedPaymentBarCandidates } from "@/db/queries/profiles";
+import { gameUsesProfiles, listApprovedFlagCandidates } from "@/db/queries/profiles";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
@@ -11,8 +11,8 @@ import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
-import { STOP_PAYMENT_BY_HAND, stopsPaymentByHand } from "./flag-info";
-import { type BatchFlags, openFlagsOf, overrideOf, readBatchFlags, readRecipientFlags } from "./flags";
+import { stopsPaymentByHand } from "./flag-info";
+import { type ActiveFlag, type BatchFlags, openFlagsOf, overrideOf, readBatchFlags, readRecipientFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
@@ -63,17 +63,15 @@ async function* statementsWithOpenFlags(
 /**
  * Recipients whose approved statement in a draft batch has an open flag (raised since it was approved: a chargeback,
  * changed payout details, a tax form that expired): approving the batch is refused while one stands, so the page does
- * not offer it. Read without the batch's lock; the approval reads them again under it.
+ * not offer it. The window's flags aside: they stand on every statement, and the caller asks only when none is open.
+ * Read without the batch's lock; the approval reads them again under it.
  */
 export async function approvedWithOpenFlags(
   db: Db,
   batch: Target & { snapshotId: string },
   shared?: BatchFlags,
 ): Promise<number[]> {
-  const out: number[] = [];
-  for await (const s of statementsWithOpenFlags(db, batch, "approved", 2000, shared))
-    if (s.open > 0) out.push(s.recipientPlayerId);
-  return out;
+  return approvedFlagged(db, batch, shared, () => true, Infinity);
 }
 
 /**
@@ -91,31 +89,45 @@ export async function hasUnflaggedDraft(
 
 /**
  * Recipients (at most `most`) whose approved statement has an open flag raised since approval that stops a payment
- * recorded by hand, which "Mark approved paid" refuses while one stands, so the page does not offer it. Read from the
- * few statements such a flag can stand on (listApprovedPaymentBarCandidates), without the batch's lock.
+ * recorded by hand, which "Mark approved paid" refuses while one stands, so the page does not offer it. Read without
+ * the batch's lock.
  */
 export async function approvedBarredFromPayment(
   db: Db,
   batch: Target & { snapshotId: string },
-  read?: BatchFlags,
+  shared?: BatchFlags,
   most = 4,
 ): Promise<number[]> {
+  return approvedFlagged(db, batch, shared, (f) => stopsPaymentByHand(f.flag), most);
+}
+
+/**
+ * The approved statements with an open flag that `counts`, from the few statements such a flag can stand on
+ * (listApprovedFlagCandidates; reading every statement's flags on each view of a batch of a hundred thousand took
+ * seconds), up to `most` recipients. `read`: the flags every statement shares, as the caller read them already.
+ */
+async function approvedFlagged(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  read: BatchFlags | undefined,
+  counts: (flag: ActiveFlag) => boolean,
+  most: number,
+): Promise<number[]> {
   const shared = read ?? (await readRecipientFlags(db, { ...batch, recipientPlayerIds: [] }));
-  const { requireTaxForm } = await readProfileSettings(db);
-  const candidates = await listApprovedPaymentBarCandidates(db, {
+  const [{ requireTaxForm }, profilesInUse] = await Promise.all([readProfileSettings(db), gameUsesProfiles(db, batch)]);
+  const candidates = await listApprovedFlagCandidates(db, {
     ...batch,
-    storedFlags: STOP_PAYMENT_BY_HAND,
+    profilesInUse,
     taxFormBy: requireTaxForm ? formatInstant(Date.now()).slice(0, 10) : null,
     also: [...new Set(shared.disputes.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])))],
   });
   const out: number[] = [];
-  for (let i = 0; i < candidates.length && out.length < most; i += 500) {
-    const page = candidates.slice(i, i + 500);
+  for (let i = 0; i < candidates.length && out.length < most; i += 1000) {
+    const page = candidates.slice(i, i + 1000);
     const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
     const flags = { ...shared, profiles: await recipientFlagsNow(db, { ...batch, recipientPlayerIds }) };
     for (const s of page)
-      if (openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).some((f) => stopsPaymentByHand(f.flag)))
-        out.push(s.recipientPlayerId);
+      if (openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).some(counts)) out.push(s.recipientPlayerId);
   }
   return out.slice(0, most);
 }

@@ -40,11 +40,7 @@ export const PAYOUT_FLAGS: readonly PayoutFlag[] = [
  * is open. A payment that came back (`payment_returned`) keeps it out of files only: paying it again by hand, by
  * another route, is the remedy.
  */
-export const STOP_PAYMENT_BY_HAND: readonly string[] = [
-  "disputed_renewal",
-  "payout_details_changed",
-  "tax_form_missing",
-];
+const STOP_PAYMENT_BY_HAND: readonly string[] = ["disputed_renewal", "payout_details_changed", "tax_form_missing"];
 export const stopsPaymentByHand = (flag: string): boolean => STOP_PAYMENT_BY_HAND.includes(flag);
 
 export function isWindowFlag(flag: string): flag is WindowFlag {

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
-import { approvedBarredFromPayment, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
+import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
+import { listApprovedFlagCandidates } from "@/db/queries/profiles";
 import { overrideFlag } from "@/lib/payouts/flag-override";
-import { readBatchFlags } from "@/lib/payouts/flags";
+import { openFlagsOf, readBatchFlags } from "@/lib/payouts/flags";
+import { listPayoutStatements } from "@/lib/payouts/ledger";
+import { sql } from "kysely";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { changePayoutDetails, type ProfileActing, reviewPayoutChange, setTaxForm } from "@/lib/profiles/profiles";
 import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
@@ -217,6 +220,59 @@ describe("profile flags", () => {
     // May recorded as paid by hand says nothing of the new account: June stays flagged.
     await markStatementsPaid(db, { gameId: GAME, batchId: may.batchId, ...payment }, web(approver));
     expect(await flagsOf(june, 8001)).toEqual(["payout_details_changed"]);
+  });
+});
+
+describe("approved statements of a draft batch, as its page reads them", () => {
+  it("finds a flag raised since approval on any of them, reading only those a flag can stand on", async () => {
+    const ids = [8101, 8102, 8103, 8104, 8105];
+    for (const id of ids)
+      await changePayoutDetails(db, { gameId: GAME, playerId: id, input: paypal(`r${id}@example.com`) }, fin1);
+    const oct = await prepare("2026-10", ids);
+    await approveStatements(db, { gameId: GAME, batchId: oct.batchId, all: "draft_unflagged" }, web(preparer));
+    const target = { gameId: GAME, batchId: oct.batchId, snapshotId: oct.snapshotId };
+    const candidates = async () =>
+      (await listApprovedFlagCandidates(db, { ...target, profilesInUse: true, taxFormBy: null, also: [] })).map(
+        (c) => c.recipientPlayerId,
+      );
+    expect(await approvedWithOpenFlags(db, target)).toEqual([]);
+    expect(await candidates()).toEqual([]);
+    // 8102's details change after its statement was approved: only that statement is read, and it is flagged.
+    const change = await changePayoutDetails(
+      db,
+      { gameId: GAME, playerId: 8102, input: paypal("moved@example.com") },
+      fin1,
+    );
+    await reviewPayoutChange(
+      db,
+      { gameId: GAME, playerId: 8102, changeId: change.changeId ?? "", decision: "approve" },
+      fin2,
+    );
+    expect(await candidates()).toEqual([8102]);
+    expect(await approvedWithOpenFlags(db, target)).toEqual([8102]);
+    // 8104's payment was rejected by the provider; 8105's statement email was refused for good.
+    const statements = await listPayoutStatements(db, { gameId: GAME, batchId: oct.batchId });
+    const of = (id: number) => statements.find((st) => st.recipientPlayerId === id);
+    await sql`insert into payment_return (game_id, batch_id, statement_id, recipient_player_id, kind, amount_usd,
+        reason, via) values (${GAME}, ${oct.batchId}, ${of(8104)?.id}, 8104, 'rejected', 40.00, 'account closed',
+        'web')`.execute(db);
+    await sql`insert into statement_delivery_failure (game_id, recipient_player_id, statement_id, server_answer,
+        failed_at, to_address, refused) values (${GAME}, 8105, ${of(8105)?.id}, '550 5.1.1 no such mailbox', now(),
+        ${of(8105)?.playerEmail}, true)`.execute(db);
+    expect(await approvedWithOpenFlags(db, target)).toEqual([8102, 8104, 8105]);
+    // The same as evaluating every approved statement's flags.
+    const all = await readBatchFlags(db, target);
+    const everyOne = statements
+      .filter((st) => st.state === "approved" && openFlagsOf(all, st.recipientPlayerId, st.recipientFlags).length > 0)
+      .map((st) => st.recipientPlayerId);
+    expect(everyOne).toEqual([8102, 8104, 8105]);
+    // A tax form required since: every recipient without one.
+    await saveProfileSettings(db, { requireTaxForm: true }, { actor: approver, via: "web" });
+    try {
+      expect(await approvedWithOpenFlags(db, target)).toEqual(ids);
+    } finally {
+      await saveProfileSettings(db, { requireTaxForm: false }, { actor: approver, via: "web" });
+    }
   });
 });
 
