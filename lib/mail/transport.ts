@@ -66,12 +66,26 @@ export function serverCodeOf(error: unknown): string {
 }
 
 /**
- * Whether the mail server refused the recipient's address for good: a 5xx answer to RCPT TO (no such mailbox, domain,
- * policy). A 5xx to anything else says nothing about the address (a wrong password at AUTH, a sender the server does
- * not take at MAIL FROM, a message too large at DATA: the desk's own setup, which is fixed once for everyone), and
- * neither does a failure without an answer (no server, a timeout) nor a 4xx "try later".
+ * Enhanced status codes (RFC 3463) that say the address itself is wrong: other address status, bad mailbox, domain or
+ * syntax, moved, null MX, mailbox disabled. Not 5.4.1 ("no answer from host", a routing failure, though one provider
+ * also answers an unknown recipient with it): retried, and failed for that send only.
+ */
+const ADDRESS_REFUSED = new Set(["1.0", "1.1", "1.2", "1.3", "1.6", "1.10", "2.1"]);
+
+/**
+ * Whether the mail server refused the recipient's address for good: a 5xx answer to RCPT TO whose enhanced code says
+ * the address is wrong (5.1.0 and 5.1.1 no such mailbox, 5.1.2 no such domain, 5.1.3 bad syntax, 5.1.6 moved, 5.1.10
+ * null MX, 5.2.1 disabled), or, without an enhanced code, 550, 551 or 553. Any other 5xx at RCPT TO is about the desk
+ * as much as the address (5.7.1 "relay access denied" when the relay does not trust the desk's host, a policy, a bare
+ * 554); a 5xx to another command says nothing about the address (a wrong password at AUTH, a sender the server does not
+ * take at MAIL FROM, a message too large at DATA); nor does a failure without an answer (no server, a timeout) or a 4xx
+ * "try later". Those are retried, and failed for this send only, never counted against the address.
  */
 export function isPermanentRefusal(error: unknown): boolean {
-  const e = error as { responseCode?: number; command?: string };
-  return e.command === "RCPT TO" && typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600;
+  const e = error as { responseCode?: number; command?: string; response?: string };
+  if (e.command !== "RCPT TO" || typeof e.responseCode !== "number") return false;
+  if (e.responseCode < 500 || e.responseCode > 599) return false;
+  const enhanced = /^\d{3}[ -]5\.(\d{1,3}\.\d{1,3})\b/.exec(e.response ?? "")?.[1];
+  if (enhanced) return ADDRESS_REFUSED.has(enhanced);
+  return e.responseCode === 550 || e.responseCode === 551 || e.responseCode === 553;
 }

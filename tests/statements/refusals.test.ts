@@ -30,6 +30,13 @@ beforeAll(async () => {
     onRcptTo(address, _session, callback) {
       if (address.address.startsWith("gone")) return callback(refuse(550, "5.1.1 Mailbox unavailable"));
       if (address.address.startsWith("busy")) return callback(refuse(451, "4.3.0 Try again later"));
+      if (address.address.startsWith("relay")) return callback(refuse(554, "5.7.1 Relay access denied"));
+      if (address.address.startsWith("unrelayed")) return callback(refuse(550, "5.7.1 Unable to relay"));
+      if (address.address.startsWith("plain550")) return callback(refuse(550, "Mailbox unavailable"));
+      if (address.address.startsWith("plain554")) return callback(refuse(554, "Transaction failed"));
+      if (address.address.startsWith("nullmx")) return callback(refuse(556, "5.1.10 Domain does not accept mail"));
+      if (address.address.startsWith("disabled")) return callback(refuse(550, "5.2.1 Mailbox disabled"));
+      if (address.address.startsWith("other")) return callback(refuse(550, "5.1.0 Address rejected"));
       callback();
     },
     onData(stream, _session, callback) {
@@ -70,6 +77,16 @@ describe("a mail server's refusal", () => {
     expect(gone).toMatchObject({ responseCode: 550, command: "RCPT TO" });
     expect(isPermanentRefusal(gone)).toBe(true);
     expect(isPermanentRefusal(await failureOf({ to: "busy@example.test" }))).toBe(false);
+    for (const to of ["plain550", "nullmx", "disabled", "other"])
+      expect(isPermanentRefusal(await failureOf({ to: `${to}@example.test` })), to).toBe(true);
+  });
+
+  it("says nothing about the recipient when the relay refuses the desk at RCPT TO", async () => {
+    const relay = await failureOf({ to: "relay@example.test" });
+    expect(relay).toMatchObject({ responseCode: 554, command: "RCPT TO" });
+    expect(isPermanentRefusal(relay)).toBe(false);
+    for (const to of ["unrelayed", "plain554"])
+      expect(isPermanentRefusal(await failureOf({ to: `${to}@example.test` })), to).toBe(false);
   });
 
   it("says nothing about the recipient when the desk's own setup is refused", async () => {
