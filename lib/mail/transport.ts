@@ -11,17 +11,33 @@ export function mailTransport(url = env().SMTP_URL): Transporter<SMTPTransport.S
   if (!url) return null;
   if (cached?.url !== url) {
     cached?.transport.close();
-    cached = {
-      url,
-      transport: nodemailer.createTransport({
-        url,
-        connectionTimeout: 15_000,
-        greetingTimeout: 15_000,
-        socketTimeout: 60_000,
-      } as SMTPTransport.Options),
-    };
+    cached = { url, transport: nodemailer.createTransport(transportOptions(url)) };
   }
   return cached.transport;
+}
+
+/** This machine's own addresses: the built-in mail catcher, a relay on the same host. */
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The transport's options for SMTP_URL. On `smtp://` to another host, STARTTLS is required: a server that does not
+ * offer it (or a network that strips it from the greeting) gets neither the SMTP password nor a statement in the clear,
+ * and the send fails as the desk's own setup (retried). `smtps://` is TLS from the start; a relay on this machine
+ * (the built-in mail catcher) is spoken to as it is. A deliberate `?requireTLS=false` on the URL opts out.
+ */
+export function transportOptions(url: string): SMTPTransport.Options {
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  const requireTLS = parsed?.protocol === "smtp:" && !isLoopback(parsed.hostname);
+  return {
+    url,
+    ...(requireTLS ? { requireTLS: true } : {}),
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 60_000,
+  } as SMTPTransport.Options;
 }
 
 export function mailFrom(): string {
