@@ -161,6 +161,9 @@ export async function setTaxFormIn(
   acting: ProfileActing,
 ): Promise<{ outcome: "applied" | "unchanged" }> {
   requireEditor(acting);
+  await holdSealingKey(trx);
+  // A tax form recorded now waits for a payment file being made, which read the flags from the form before it.
+  await holdPayoutsOfGame(trx, p.gameId);
   const profile = await lockProfile(trx, p);
   if (p.drawn !== undefined && p.drawn !== taxFormDrawn(profile))
     throw new AppError(

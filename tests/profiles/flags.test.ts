@@ -13,6 +13,8 @@ import { payoutDetailsInputSchema } from "@/lib/profiles/schemas";
 import { profileFlagsOf } from "@/lib/profiles/flags";
 import { saveProfileSettings } from "@/lib/profiles/settings";
 import { monthWindow } from "@/lib/time";
+import { lockPayoutsOfGame } from "@/db/queries/payout-batches";
+import { PAYOUT_LOCK_WAIT, PAYOUTS_BUSY } from "@/lib/payouts/game-lock";
 import type { TestDatabase } from "../support/db";
 import { createProfilesDatabase } from "./support";
 import { actor, GAME, insertSnapshot, web } from "../payouts/fixtures";
@@ -304,6 +306,27 @@ describe("a flag raised since approval that stops a payment", () => {
     } finally {
       await saveProfileSettings(db, { requireTaxForm: false }, { actor: approver, via: "web" });
     }
+  });
+});
+
+describe("a tax form recorded while a payment file is being made", () => {
+  it("waits for the file, which read the flags from the form before it (refused past the wait)", async () => {
+    const waited = PAYOUT_LOCK_WAIT.ms;
+    PAYOUT_LOCK_WAIT.ms = 300;
+    const input = { taxForm: "none" as const, taxFormReceivedOn: undefined, taxFormExpiresOn: undefined };
+    let outcome: unknown;
+    try {
+      await db.transaction().execute(async (trx) => {
+        expect(await lockPayoutsOfGame(trx, GAME, 1_000)).toBe(true);
+        outcome = await setTaxForm(db, { gameId: GAME, playerId: 8001, input }, fin1).then(
+          (done) => done,
+          (error: unknown) => error,
+        );
+      });
+    } finally {
+      PAYOUT_LOCK_WAIT.ms = waited;
+    }
+    expect(outcome).toMatchObject({ code: "CONFLICT", message: PAYOUTS_BUSY });
   });
 });
 
