@@ -153,6 +153,12 @@ test.describe
       await stale.getByRole("button", { name: "Save tax form" }).click();
       await expect(stale.getByRole("alert")).toContainText("changed by someone else since this page was shown");
       await expect(stale.getByLabel("Tax form on file")).toHaveValue("W-8BEN");
+      // The colleague's form is named; saving again, on purpose, replaces it with what was typed (kept).
+      await expect(stale.getByText(/^On file now, recorded by someone else: W-9, received 2026-04-01\b/)).toBeVisible();
+      await shoot(other, "finance-tax-form-replacing");
+      await stale.getByRole("button", { name: "Save tax form" }).click();
+      await expect(stale.getByRole("status")).toContainText("Saved: tax form W-8BEN.");
+      await expect(stale.getByText(/On file now, recorded by someone else/)).toHaveCount(0);
       await other.close();
     });
     test("[finance] details imported ahead of any earnings: the change is listed and reviewed by another", async ({

@@ -25,7 +25,7 @@ import { readPayoutSettings } from "@/lib/payouts/settings";
 import { changedDetailFields } from "./details";
 import { maskDetails } from "./mask";
 import { canEditProfiles, reviewVerdict } from "./offered";
-import type { PayoutDetailsInput, TaxFormInput } from "./schemas";
+import { type PayoutDetailsInput, TAX_FORM_CHANGED_ELSEWHERE, type TaxFormInput } from "./schemas";
 import { holdSealingKey, openDetails, sealDetails } from "./seal";
 
 /** A person acting on profiles: who, with what role, and through what (web or cli). */
@@ -166,10 +166,7 @@ export async function setTaxFormIn(
   await holdPayoutsOfGame(trx, p.gameId);
   const profile = await lockProfile(trx, p);
   if (p.drawn !== undefined && p.drawn !== taxFormDrawn(profile))
-    throw new AppError(
-      "CONFLICT",
-      "The tax form on file was changed by someone else since this page was shown: look at it again before saving.",
-    );
+    throw new AppError("CONFLICT", TAX_FORM_CHANGED_ELSEWHERE);
   const next = {
     taxForm: p.input.taxForm,
     receivedOn: p.input.taxFormReceivedOn ?? null,

@@ -4,6 +4,10 @@ import { parseInstant } from "@/core/time";
 import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
 import { outsideSepaArea } from "@/lib/payments/sepa-area";
 
+/** The refusal of a tax form saved over one a colleague recorded since the page was drawn (the form tells it apart). */
+export const TAX_FORM_CHANGED_ELSEWHERE =
+  "The tax form on file was changed by someone else since this page was shown: look at it again before saving.";
+
 /**
  * A payout profile's inputs. Every format check stops the field (`abort: true`) before a refinement that assumes
  * the format runs (an IBAN's checksum, a currency's existence, a date's calendar). Field names are those of the

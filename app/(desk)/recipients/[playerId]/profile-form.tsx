@@ -11,7 +11,13 @@ import { Button } from "@/app/_components/ui/button";
 import { FocusHere } from "@/app/_components/ui/focus-here";
 import { keepEnterFromSubmitting } from "@/app/_components/forms/enter-in-field";
 import type { ActionResult } from "@/lib/action-result";
-import { PAYOUT_METHOD_LABELS, PAYOUT_METHODS, type PayoutMethod, TAX_FORMS } from "@/lib/profiles/schemas";
+import {
+  PAYOUT_METHOD_LABELS,
+  PAYOUT_METHODS,
+  type PayoutMethod,
+  TAX_FORM_CHANGED_ELSEWHERE,
+  TAX_FORMS,
+} from "@/lib/profiles/schemas";
 import { useKeptForm } from "./use-kept-form";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
 
@@ -203,9 +209,20 @@ export function TaxFormForm({
   // dates of "none" dropped), taken in whatever the fields hold, until something is typed.
   const [answered, setAnswered] = useState(state);
   const [ownSave, setOwnSave] = useState(false);
+  // A save refused because a colleague recorded a form since: the person has been told, and the form on file now is
+  // named below; saving again replaces it with what they typed, which is kept.
+  const [refused, setRefused] = useState(false);
+  const [replacing, setReplacing] = useState<typeof current | null>(null);
+  let conflict = refused;
   if (answered !== state) {
     setAnswered(state);
-    if (state?.ok) setOwnSave(true);
+    if (state?.ok) {
+      setOwnSave(true);
+      setReplacing(null);
+    }
+    // Only the refusal of a form changed elsewhere: another (the payouts busy) says nothing of the form on file.
+    conflict = Boolean(state && !state.ok && state.message === TAX_FORM_CHANGED_ELSEWHERE);
+    setRefused(conflict);
   }
   if (shown.drawn !== current.drawn) {
     const untouched = sameTaxForm(values, taxFormValues(shown)) || sameTaxForm(values, taxFormValues(current));
@@ -213,10 +230,16 @@ export function TaxFormForm({
       setShown(current);
       setValues(taxFormValues(current));
       setOwnSave(false);
+      setReplacing(null);
+    } else if (conflict) {
+      setShown(current);
+      setReplacing(current);
+      setRefused(false);
     }
   }
   const set = (name: keyof typeof values) => (event: { target: { value: string } }) => {
     setOwnSave(false);
+    setRefused(false);
     setValues((v) => ({ ...v, [name]: event.target.value }));
   };
   return (
@@ -257,6 +280,11 @@ export function TaxFormForm({
           </Field>
         ))}
       </div>
+      {replacing ? (
+        <p className="text-sm text-ink-muted">
+          On file now, recorded by someone else: {describeTaxForm(replacing)}. Saving replaces it with the form above.
+        </p>
+      ) : null}
       <div>
         <Button type="submit" variant="secondary" pending={pending} pendingLabel="Saving…">
           Save tax form
@@ -264,6 +292,13 @@ export function TaxFormForm({
       </div>
     </form>
   );
+}
+
+/** "W-8BEN, received 2026-03-01, expires 2029-12-31", or "none". */
+function describeTaxForm(form: { taxForm: string; receivedOn: string | null; expiresOn: string | null }): string {
+  if (form.taxForm === "none") return "none";
+  const received = form.receivedOn ? `, received ${form.receivedOn}` : "";
+  return `${form.taxForm}${received}${form.expiresOn ? `, expires ${form.expiresOn}` : ""}`;
 }
 
 export function ReviewChangeForm({
