@@ -58,6 +58,9 @@ export function CreateFileForm(props: {
   const usable = props.payingMethods.filter((m) => m !== "sepa" || props.sepa.offered);
   const first = usable.find((m) => m !== "generic") ?? usable[0] ?? "paypal";
   const [values, setValues] = useState({ method: first, eurRate: "", rateSource: "", executionDate: props.today });
+  // A method that pays no one any more (its file made, here or by a colleague, and the page drawn again) is not kept:
+  // the first that still pays someone is chosen, as when the form first appeared.
+  if (usable.length > 0 && !usable.includes(values.method)) setValues((v) => ({ ...v, method: first }));
   // Asked while no answer came since; after an answer, the focus goes to the field it names, else to the answer.
   const question = useAskOnceMore<HTMLFieldSetElement, HTMLButtonElement>(state);
   const confirming = question.asking;
