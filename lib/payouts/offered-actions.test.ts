@@ -92,6 +92,18 @@ describe("statement actions by batch status and statement state", () => {
     });
   });
 
+  it("names the window's flags when only they keep a statement from approval, not the recipient's", () => {
+    const approve = (facts: { openFlags: number; windowFlags: number }) =>
+      statementVerdict("approve", context("draft"), { state: "draft", ...facts });
+    expect(approve({ openFlags: 1, windowFlags: 1 })).toEqual({
+      kind: "blocked",
+      code: "open_flags",
+      reason: "A flag on this window is open: find out why, then override it on the window's page.",
+    });
+    expect(approve({ openFlags: 2, windowFlags: 2 })).toMatchObject({ reason: /^2 flags on this window are open/ });
+    expect(approve({ openFlags: 2, windowFlags: 1 })).toMatchObject({ reason: /^Open flags: override them/ });
+  });
+
   it("blocks the preparer from releasing a hold of an approved batch under the two-person rule, and only then", () => {
     for (const status of ["approved", "paid"] as const) {
       expect(

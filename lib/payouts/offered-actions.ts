@@ -46,6 +46,8 @@ export type BatchContext = {
 export type StatementFacts = {
   state: PayoutStatementState;
   openFlags: number;
+  /** How many of `openFlags` are the window's (they stand on every statement; overridden on the window's page). */
+  windowFlags?: number;
   /** The statement's available balance (net attributed plus carried in), when known. */
   availableUsd?: string;
   /** Open flags raised since approval that stop a payment recorded by hand (flag-info.ts stopsPaymentByHand). */
@@ -91,6 +93,16 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
     case "approve":
       if (!draftBatch) return na(`Statements are approved while the batch is a draft; this batch is ${batch.status}.`);
       if (state !== "draft") return isState;
+      if (statement.openFlags > 0 && statement.openFlags === statement.windowFlags) {
+        const n = statement.openFlags;
+        return {
+          kind: "blocked",
+          code: "open_flags",
+          reason:
+            `${n === 1 ? "A flag on this window is" : `${n} flags on this window are`} open: find out why, then ` +
+            `override ${n === 1 ? "it" : "them"} on the window's page.`,
+        };
+      }
       if (statement.openFlags > 0)
         return {
           kind: "blocked",

@@ -159,6 +159,7 @@ function split(
     const verdict = statementVerdict(rule.verdict, context, {
       state: r.state,
       openFlags: open.length,
+      windowFlags: open.filter((f) => f.recipientPlayerId === null).length,
       availableUsd: r.available_usd,
     });
     if (verdict.kind === "allowed" && inFrom)

@@ -181,6 +181,7 @@ export function RecipientTable(props: RecipientTableProps) {
     return {
       state: row.state,
       openFlags: props.openWindowFlags + open.length,
+      windowFlags: props.openWindowFlags,
       stopsPayment: open.filter(stopsPaymentByHand).map((f) => (isPayoutFlag(f) ? FLAG_INFO[f].label : f)),
       availableUsd: money(row.netAttributedUsd)
         .plus(row.carriedInUsd ?? "0")

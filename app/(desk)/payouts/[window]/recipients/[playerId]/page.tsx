@@ -172,6 +172,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                     ? offeredStatementActions(context, {
                         state: statement.state,
                         openFlags: openFlags.length,
+                        windowFlags: openFlags.filter((f) => f.recipientPlayerId === null).length,
                         availableUsd: statement.availableUsd,
                         stopsPayment: openFlags.filter((f) => stopsPaymentByHand(f.flag)).map((f) => f.label),
                       })
