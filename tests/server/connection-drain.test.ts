@@ -96,3 +96,65 @@ describe("a stopping app server's keep-alive connections", () => {
     expect(await server.exited).toBe(143);
   });
 });
+
+/** A GET whose answer is read: resolves once its connection closes, with how it ended. */
+function watch(port: number, pathname: string) {
+  return new Promise<{ ended: boolean; bytes: number }>((resolve, reject) => {
+    let bytes = 0;
+    let ended = false;
+    const request = http.get({ host: "127.0.0.1", port, path: pathname, agent: false }, (response) => {
+      response.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      response.on("end", () => (ended = true));
+      response.on("error", () => undefined);
+    });
+    request.on("error", () => undefined);
+    request.on("close", () => resolve({ ended, bytes }));
+    setTimeout(() => reject(new Error(`${pathname}: the connection was still open after 20 s`)), 20_000);
+  });
+}
+
+describe("an app server's long answers", () => {
+  it("cut a download still under way some time after the stop, so the client knows and the server exits", async () => {
+    const server = await startServer({ DRAIN_MS: "500" });
+    const stream = watch(server.port, "/stream");
+    await server.seen("stream begun");
+    child?.kill("SIGTERM");
+    const cut = await stream;
+    // Lines came, and the answer never ended: a chunked body cut short, not a complete file.
+    expect(cut.bytes).toBeGreaterThan(0);
+    expect(cut.ended).toBe(false);
+    expect(await server.exited).toBe(143);
+  });
+
+  it("let a request not answered yet at that time finish, and the server exit after it", async () => {
+    const server = await startServer({ DRAIN_MS: "300" });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const later = get(agent, server.port, "/later");
+    await server.seen("later answer begun");
+    child?.kill("SIGTERM");
+    expect(await later).toMatchObject({ status: 200, body: "later answer" });
+    expect(await server.exited).toBe(143);
+    agent.destroy();
+  });
+
+  it("close a connection whose client stopped reading, once nothing has moved on it for a while", async () => {
+    // Far past the test's wait: the server can only exit in time by having closed the silent connection itself.
+    const server = await startServer({ SILENT_MS: "500", DRAIN_MS: "60000" });
+    const stalled = http.get({ host: "127.0.0.1", port: server.port, path: "/huge", agent: false }, (response) =>
+      response.pause(),
+    );
+    stalled.on("error", () => undefined);
+    await server.seen("huge begun");
+    // The server itself goes on meanwhile.
+    const agent = new http.Agent({ keepAlive: false });
+    expect((await get(agent, server.port, "/fast")).body).toBe("fast answer");
+    agent.destroy();
+    child?.kill("SIGTERM");
+    const state = await Promise.race([
+      server.exited,
+      new Promise((resolve) => setTimeout(() => resolve("still waiting on the stalled connection"), 10_000)),
+    ]);
+    stalled.destroy();
+    expect(state).toBe(143);
+  });
+});
