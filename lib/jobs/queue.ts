@@ -245,15 +245,36 @@ export async function enqueueInTransaction<S extends z.ZodType>(
  * its handler after pg-boss has stopped, and the connection stays open, within the same time, until it is done. Until
  * then the stopping client is the process's: a job a running handler queues goes through it (for another worker to
  * take) rather than through a second client the stop would leave open. A stop asked for during a stop waits for it.
+ * `handBack` names the jobs whose handlers still run when the time is up: pg-boss hands back those it knew were
+ * running when its stop began; one fetched just then, still active, is handed back here, before the connection closes
+ * (else it would stay active, taken by no one, until it expired).
  */
-export function stopBoss(options: { timeoutMs?: number; running?: () => number } = {}): Promise<void> {
+export function stopBoss(options: StopOptions = {}): Promise<void> {
   state.stopping ??= stopClient(options).finally(() => {
     state.stopping = undefined;
   });
   return state.stopping;
 }
 
-async function stopClient(options: { timeoutMs?: number; running?: () => number }): Promise<void> {
+type StopOptions = {
+  timeoutMs?: number;
+  running?: () => number;
+  handBack?: () => readonly { name: string; id: string }[];
+};
+
+/** The jobs still running at a stop's end that are still active (pg-boss did not hand them back): failed, to retry. */
+async function handBackActive(boss: PgBoss, jobs: readonly { name: string; id: string }[]): Promise<void> {
+  for (const job of jobs) {
+    try {
+      const found = await boss.getJobById(job.name, job.id);
+      if (found?.state === "active") await boss.fail(job.name, job.id, { message: "handed back: the worker stopped" });
+    } catch (error) {
+      log.warn("job not handed back", { job: job.name, id: job.id, error });
+    }
+  }
+}
+
+async function stopClient(options: StopOptions): Promise<void> {
   const pending = state.boss;
   if (!pending) return;
   const forget = () => {
@@ -270,6 +291,7 @@ async function stopClient(options: { timeoutMs?: number; running?: () => number 
     const connection = state.connections.get(boss);
     while (connection && Date.now() < until && !(connection.idle() && (options.running?.() ?? 0) === 0))
       await sleep(25);
+    await handBackActive(boss, options.handBack?.() ?? []);
   } finally {
     // From here a caller starts a new client.
     forget();

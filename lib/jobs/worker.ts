@@ -21,9 +21,12 @@ type State = {
   /** Aborted when a stop's grace period is over with jobs still running (JobMeta.signal). */
   stopped?: AbortController;
   counts: WorkerCounts;
+  /** The jobs whose handlers run now: id → queue. */
+  runningJobs: Map<string, string>;
 };
 const holder = globalThis as unknown as { __payoutDeskWorkers?: State };
-holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 } };
+holder.__payoutDeskWorkers ??= { counts: { jobsFinished: 0, jobsFailed: 0, running: 0 }, runningJobs: new Map() };
+holder.__payoutDeskWorkers.runningJobs ??= new Map();
 const state: State = holder.__payoutDeskWorkers;
 
 export function startWorkers(): Promise<void> {
@@ -44,6 +47,7 @@ export function startWorkers(): Promise<void> {
             const startedAt = Date.now();
             const attempt = entry.retryCount + 1;
             state.counts.running++;
+            state.runningJobs.set(entry.id, job.definition.name);
             // A scheduled run notes on its period's row that it ran (a retry counts again) and finished.
             const run = job.schedule ? { job: job.definition.name, jobId: entry.id } : null;
             try {
@@ -63,6 +67,7 @@ export function startWorkers(): Promise<void> {
               throw jobFailure(error);
             } finally {
               state.counts.running--;
+              state.runningJobs.delete(entry.id);
             }
           },
         );
@@ -99,9 +104,9 @@ const GIVE_UP_MS = 5_000;
 
 /**
  * Stops taking jobs (the schedule is still looked at meanwhile) and waits up to `timeoutMs` for the running ones, a job
- * fetched just as the stop began among them; any pg-boss still had running then are handed back to the queue (marked
- * failed, so they are retried by another worker), and one still running past that time is left to expire and be
- * retried. Jobs still running then are told to stop (their signal is aborted) and get a few seconds more to leave their
+ * fetched just as the stop began among them; any still running then are handed back to the queue (marked failed, so
+ * they are retried by another worker: pg-boss's own for those it knew of, lib/jobs/queue.ts for one fetched as its stop
+ * began). Jobs still running then are told to stop (their signal is aborted) and get a few seconds more to leave their
  * work as another worker can take it up: a pull that waits on the service ends its attempt rather than keeping the
  * process until the service answers. `running` in the counts returned: the jobs still running when the grace period
  * ended.
@@ -120,7 +125,11 @@ export async function stopWorkers(options: { timeoutMs?: number } = {}): Promise
   // jobs finish (a month's start during a rolling restart) is queued for the workers still running, not left to a
   // process that may start too late to take it up.
   try {
-    await stopBoss({ timeoutMs: timeoutMs - giveUpMs, running: () => state.counts.running });
+    await stopBoss({
+      timeoutMs: timeoutMs - giveUpMs,
+      running: () => state.counts.running,
+      handBack: () => [...state.runningJobs].map(([id, name]) => ({ id, name })),
+    });
   } finally {
     await stopScheduler?.();
   }

@@ -165,3 +165,23 @@ describe("a queue client that could not start", () => {
     expect(await boss.getQueues()).toBeInstanceOf(Array);
   });
 });
+
+describe("a stop whose time is up with a handler still running", () => {
+  it("hands back a job taken as the stop began (still active), and leaves alone one already ended", async () => {
+    const raced = await enqueue(processWebhookEventJob, { eventId: "9001" });
+    const done = await enqueue(processWebhookEventJob, { eventId: "9002" });
+    // Both taken as a worker's fetch would, outside any pg-boss worker: pg-boss's own stop knows of neither.
+    expect(await take(processWebhookEventJob.name, 10)).toEqual(expect.arrayContaining([raced, done]));
+    const boss = await getBoss();
+    await boss.complete(processWebhookEventJob.name, done ?? "");
+    const stillRunning = [raced, done].map((id) => ({ name: processWebhookEventJob.name, id: id ?? "" }));
+    await stopBoss({ timeoutMs: 1_000, handBack: () => stillRunning });
+    const states = Object.fromEntries(
+      (await jobsOf(processWebhookEventJob.name))
+        .filter((j) => j.id === raced || j.id === done)
+        .map((j) => [j.id, j.state]),
+    );
+    // Failed with retries left: waiting for another worker (retry), not active until it expires.
+    expect(states).toEqual({ [raced ?? ""]: "retry", [done ?? ""]: "completed" });
+  });
+});
