@@ -221,6 +221,8 @@ export type ProfileFlagFacts = {
   detailsAppliedAt: Date | null;
   taxForm: TaxForm | null;
   taxFormExpiresOn: string | null;
+  /** The change that set the form on file to none (a form withdrawn); null when none was ever recorded. */
+  taxFormWithdrawnBy: string | null;
   /**
    * When the recipient was last paid in this game, if ever: when the payment file that paid it was written (with the
    * details in force then), or for a payment recorded by hand, when recorded, only if its batch was approved after the
@@ -263,6 +265,7 @@ export async function listProfileFlagFacts(
     details_applied_at: Date | null;
     tax_form: TaxForm | null;
     tax_form_expires_on: string | null;
+    tax_form_withdrawn_by: string | null;
     last_paid_at: Date | null;
     batch_approved_at: Date | null;
     last_return_id: string | null;
@@ -275,6 +278,9 @@ export async function listProfileFlagFacts(
   }>`
     select s.recipient_player_id::text as player_id, pp.method, pp.details_version, pp.details_change_id,
       pp.details_applied_at, pp.tax_form, to_char(pp.tax_form_expires_on, 'YYYY-MM-DD') as tax_form_expires_on,
+      case when pp.tax_form = 'none' then (select c.id::text from payout_profile_change c
+          where c.game_id = s.game_id and c.player_id = s.recipient_player_id and c.kind = 'tax_form'
+          order by c.entered_at desc, c.id desc limit 1) end as tax_form_withdrawn_by,
       (select max(coalesce(
           (select max(pf.created_at) from payment_file_item i join payment_file pf on pf.id = i.file_id
             where i.game_id = paid.game_id and i.statement_id = paid.id and i.settled),
@@ -306,6 +312,7 @@ export async function listProfileFlagFacts(
     detailsAppliedAt: r.details_applied_at,
     taxForm: r.tax_form,
     taxFormExpiresOn: r.tax_form_expires_on,
+    taxFormWithdrawnBy: r.tax_form_withdrawn_by,
     lastPaidAt: r.last_paid_at,
     batchApprovedAt: r.batch_approved_at,
     lastReturn: r.last_return_id && r.last_return_at ? { id: r.last_return_id, at: r.last_return_at } : null,

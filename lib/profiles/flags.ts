@@ -114,7 +114,10 @@ export function profileFlagsOfFacts(
   if (rules.requireTaxForm) {
     const form = facts.taxForm ?? "none";
     if (form === "none") {
-      flags.push(raise("tax_form_missing", facts, "no tax form on file", "tax_form:none", null));
+      // A form recorded and withdrawn since is a new cause: an override of "none on file" before it does not hold.
+      const withdrawn = facts.taxFormWithdrawnBy;
+      const cause = withdrawn ? `tax_form:none:${withdrawn}` : "tax_form:none";
+      flags.push(raise("tax_form_missing", facts, "no tax form on file", cause, null));
     } else if (facts.taxFormExpiresOn && facts.taxFormExpiresOn < rules.today) {
       flags.push(
         raise(
