@@ -330,15 +330,23 @@ export async function listProfileFlagFacts(
 }
 
 /**
- * The approved statements of a batch that a flag could stand open on, each flag's necessary condition read in SQL so
- * that most statements of a large batch are never read: a stored flag; on the payout profile, no method (while the
- * game uses profiles), details entered or changed that a payment may not have gone to yet, a payment come back, a
- * statement email refused, no valid tax form while one is required; a negative balance in another batch; a recipient
- * given (a chargeback's). A superset: lib/payouts/flags.ts and lib/profiles/flags.ts decide which flags stand.
+ * The statements of a batch in `state` (approved, or draft) that a flag could stand open on, each flag's necessary
+ * condition read in SQL so that most statements of a large batch are never read: a stored flag; on the payout profile,
+ * no method (while the game uses profiles), details entered or changed that a payment may not have gone to yet, a
+ * payment come back, a statement email refused, no valid tax form while one is required; a negative balance in another
+ * batch; a recipient given (a chargeback's). A superset: lib/payouts/flags.ts and lib/profiles/flags.ts decide which
+ * flags stand. The window's flags, on every statement, are the caller's.
  */
-export async function listApprovedFlagCandidates(
+export async function listFlagCandidates(
   db: DbOrTrx,
-  p: { gameId: string; batchId: string; profilesInUse: boolean; taxFormBy: string | null; also: number[] },
+  p: {
+    gameId: string;
+    batchId: string;
+    state: "approved" | "draft";
+    profilesInUse: boolean;
+    taxFormBy: string | null;
+    also: number[];
+  },
 ): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
   const taxless =
     p.taxFormBy === null
@@ -349,7 +357,7 @@ export async function listApprovedFlagCandidates(
       from payout_statement s
       join payout_batch b on b.id = s.batch_id
       left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
-     where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.state = 'approved'
+     where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.state = ${p.state}
        and (jsonb_array_length(s.recipient_flags) > 0
          or (${p.profilesInUse} and pp.method is null)
          or (pp.method is not null and pp.details_applied_at is not null

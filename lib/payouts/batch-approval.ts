@@ -3,7 +3,8 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
-import { gameUsesProfiles, listApprovedFlagCandidates } from "@/db/queries/profiles";
+import { gameUsesProfiles, listFlagCandidates } from "@/db/queries/profiles";
+import { summarizeBatch } from "@/db/queries/batch-tally";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
@@ -12,11 +13,10 @@ import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { recipientFlagsNow } from "./balance-flags";
 import { stopsPaymentByHand } from "./flag-info";
-import { type ActiveFlag, type BatchFlags, openFlagsOf, overrideOf, readBatchFlags, readRecipientFlags } from "./flags";
+import { type ActiveFlag, type BatchFlags, openFlagsOf, overrideOf, readRecipientFlags } from "./flags";
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
-import { iteratePayoutStatements } from "./statements";
 import { describeFlags, type Skipped, transition } from "./transition";
 import { TRANSITIONS } from "./transition-table";
 import { refusePaidOnBefore } from "./paid-on";
@@ -24,41 +24,6 @@ import { readProfileSettings } from "@/lib/profiles/settings";
 import { formatInstant } from "@/lib/time";
 
 type Target = { gameId: string; batchId: string };
-
-/**
- * A batch's statements in one state, page by page, each with its open flags: the window's flags, the disputes and the
- * overrides read once, the payout profiles' flags of each page's recipients only (reading them for a whole batch of a
- * hundred thousand statements on every view of its page took most of the view). `read`: those shared flags as the
- * caller read them already (the window page), read here otherwise.
- */
-async function* statementsWithOpenFlags(
-  db: Db,
-  batch: Target & { snapshotId: string },
-  state: PayoutStatementState,
-  pageSize: number,
-  read?: BatchFlags,
-): AsyncGenerator<{ recipientPlayerId: number; open: number }> {
-  const shared = read ?? (await readBatchFlags(db, { ...batch, recipientPlayerIds: [] }));
-  const check = async function* (page: { recipientPlayerId: number; recipientFlags: string[] }[]) {
-    if (page.length === 0) return;
-    const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
-    const flags = { ...shared, profiles: await recipientFlagsNow(db, { ...batch, recipientPlayerIds }) };
-    for (const s of page)
-      yield {
-        recipientPlayerId: s.recipientPlayerId,
-        open: openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).length,
-      };
-  };
-  let page: { recipientPlayerId: number; recipientFlags: string[] }[] = [];
-  for await (const s of iteratePayoutStatements(db, { gameId: batch.gameId, batchId: batch.batchId, pageSize })) {
-    if (s.state !== state) continue;
-    page.push(s);
-    if (page.length < pageSize) continue;
-    yield* check(page);
-    page = [];
-  }
-  yield* check(page);
-}
 
 /**
  * Recipients whose approved statement in a draft batch has an open flag (raised since it was approved: a chargeback,
@@ -76,14 +41,20 @@ export async function approvedWithOpenFlags(
 
 /**
  * Whether a draft batch has a draft statement with no open flag, which approving the unflagged statements would
- * approve. Stops at the first one (most batches: among the first statements read). Read without the batch's lock.
+ * approve: one no flag can stand on, else the first of the others found without one. The window's flags aside, as
+ * above. Read without the batch's lock.
  */
 export async function hasUnflaggedDraft(
   db: Db,
   batch: Target & { snapshotId: string },
-  shared?: BatchFlags,
+  read?: BatchFlags,
 ): Promise<boolean> {
-  for await (const s of statementsWithOpenFlags(db, batch, "draft", 200, shared)) if (s.open === 0) return true;
+  const shared = await sharedFlags(db, batch, read);
+  const candidates = await flagCandidates(db, batch, "draft", shared);
+  // A draft no flag can stand on is unflagged: most batches have one, found without evaluating any.
+  const drafts = (await summarizeBatch(db, batch)).byState.draft.count;
+  if (candidates.length < drafts) return true;
+  for await (const s of evaluated(db, batch, shared, candidates)) if (s.open.length === 0) return true;
   return false;
 }
 
@@ -102,9 +73,8 @@ export async function approvedBarredFromPayment(
 }
 
 /**
- * The approved statements with an open flag that `counts`, from the few statements such a flag can stand on
- * (listApprovedFlagCandidates; reading every statement's flags on each view of a batch of a hundred thousand took
- * seconds), up to `most` recipients. `read`: the flags every statement shares, as the caller read them already.
+ * The approved statements with an open flag that `counts`, up to `most` recipients, from the few statements such a
+ * flag can stand on (reading every statement's flags on each view of a batch of a hundred thousand took seconds).
  */
 async function approvedFlagged(
   db: Db,
@@ -113,23 +83,56 @@ async function approvedFlagged(
   counts: (flag: ActiveFlag) => boolean,
   most: number,
 ): Promise<number[]> {
+  const shared = await sharedFlags(db, batch, read);
+  const out: number[] = [];
+  for await (const s of evaluated(db, batch, shared, await flagCandidates(db, batch, "approved", shared))) {
+    if (s.open.some(counts)) out.push(s.recipientPlayerId);
+    if (out.length >= most) break;
+  }
+  return out;
+}
+
+/**
+ * The flags every statement of the batch shares but the window's (the disputes, carried ones included, and the
+ * overrides): `read` as the caller read them already (the window page), read here otherwise. The window's flags stand
+ * on every statement: the callers ask only when none is open.
+ */
+async function sharedFlags(db: Db, batch: Target & { snapshotId: string }, read?: BatchFlags): Promise<BatchFlags> {
   const shared = read ?? (await readRecipientFlags(db, { ...batch, recipientPlayerIds: [] }));
+  return { ...shared, window: [] };
+}
+
+/** The batch's statements in `state` that a flag could stand open on (listFlagCandidates). */
+async function flagCandidates(
+  db: Db,
+  batch: Target,
+  state: "approved" | "draft",
+  shared: BatchFlags,
+): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
   const [{ requireTaxForm }, profilesInUse] = await Promise.all([readProfileSettings(db), gameUsesProfiles(db, batch)]);
-  const candidates = await listApprovedFlagCandidates(db, {
+  return listFlagCandidates(db, {
     ...batch,
+    state,
     profilesInUse,
     taxFormBy: requireTaxForm ? formatInstant(Date.now()).slice(0, 10) : null,
     also: [...new Set(shared.disputes.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])))],
   });
-  const out: number[] = [];
-  for (let i = 0; i < candidates.length && out.length < most; i += 1000) {
-    const page = candidates.slice(i, i + 1000);
+}
+
+/** Statements with their open flags, their recipients' profile flags read a thousand at a time. */
+async function* evaluated(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  shared: BatchFlags,
+  statements: readonly { recipientPlayerId: number; recipientFlags: string[] }[],
+): AsyncGenerator<{ recipientPlayerId: number; open: ActiveFlag[] }> {
+  for (let i = 0; i < statements.length; i += 1000) {
+    const page = statements.slice(i, i + 1000);
     const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
     const flags = { ...shared, profiles: await recipientFlagsNow(db, { ...batch, recipientPlayerIds }) };
     for (const s of page)
-      if (openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags).some(counts)) out.push(s.recipientPlayerId);
+      yield { recipientPlayerId: s.recipientPlayerId, open: openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags) };
   }
-  return out.slice(0, most);
 }
 
 /**

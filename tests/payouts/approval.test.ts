@@ -132,6 +132,8 @@ describe("the approval workflow", () => {
       },
       web(preparer),
     );
+    // Both drafts carry a stored flag (a flag can stand on each), and 3002's is overridden now: it is unflagged.
+    expect(await hasUnflaggedDraft(db, target)).toBe(true);
     const statements = await listPayoutStatements(db, { gameId: GAME, batchId });
     await approveStatements(
       db,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
 import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
-import { listApprovedFlagCandidates } from "@/db/queries/profiles";
+import { listFlagCandidates } from "@/db/queries/profiles";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { openFlagsOf, readBatchFlags } from "@/lib/payouts/flags";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
@@ -234,9 +234,9 @@ describe("approved statements of a draft batch, as its page reads them", () => {
     await approveStatements(db, { gameId: GAME, batchId: oct.batchId, all: "draft_unflagged" }, web(preparer));
     const target = { gameId: GAME, batchId: oct.batchId, snapshotId: oct.snapshotId };
     const candidates = async () =>
-      (await listApprovedFlagCandidates(db, { ...target, profilesInUse: true, taxFormBy: null, also: [] })).map(
-        (c) => c.recipientPlayerId,
-      );
+      (
+        await listFlagCandidates(db, { ...target, state: "approved", profilesInUse: true, taxFormBy: null, also: [] })
+      ).map((c) => c.recipientPlayerId);
     expect(await approvedWithOpenFlags(db, target)).toEqual([]);
     expect(await candidates()).toEqual([]);
     // 8102's details change after its statement was approved: only that statement is read, and it is flagged.
