@@ -42,18 +42,18 @@ export async function approvedWithOpenFlags(
 /**
  * Whether a draft batch has a draft statement with no open flag, which approving the unflagged statements would
  * approve: one no flag can stand on, else the first of the others found without one. The window's flags aside, as
- * above. Read without the batch's lock.
+ * above. `drafts`: how many drafts the batch has, when the caller counted them. Read without the batch's lock.
  */
 export async function hasUnflaggedDraft(
   db: Db,
   batch: Target & { snapshotId: string },
   read?: BatchFlags,
+  drafts?: number,
 ): Promise<boolean> {
   const shared = await sharedFlags(db, batch, read);
   const candidates = await flagCandidates(db, batch, "draft", shared);
   // A draft no flag can stand on is unflagged: most batches have one, found without evaluating any.
-  const drafts = (await summarizeBatch(db, batch)).byState.draft.count;
-  if (candidates.length < drafts) return true;
+  if (candidates.length < (drafts ?? (await summarizeBatch(db, batch)).byState.draft.count)) return true;
   for await (const s of evaluated(db, batch, shared, candidates)) if (s.open.length === 0) return true;
   return false;
 }

@@ -20,7 +20,7 @@ import {
 import { listProfileChanges } from "@/db/queries/profile-changes";
 import { holdSealingKey } from "./seal";
 import { changePayoutDetailsIn, type ProfileActing, setTaxFormIn } from "./profiles";
-import { payoutDetailsInputSchema, playerIdSchema, taxFormInputSchema } from "./schemas";
+import { payoutDetailsInputSchema, playerIdSchema, taxFormInputSchema, taxFormText } from "./schemas";
 import type { z } from "zod";
 
 /** One change an import makes (or, in a dry run, would make). */
@@ -193,17 +193,13 @@ export async function importProfiles(
         }
         if (tax?.success) {
           const outcome = await setTaxFormIn(trx, { gameId: p.gameId, playerId, input: tax.data }, acting);
-          const taxText = (form: string, received?: string | null, expires?: string | null) =>
-            [form, received ? `received ${received}` : "", expires ? `expires ${expires}` : ""]
-              .filter(Boolean)
-              .join(", ");
           result.changes.push({
             line,
             playerId,
             kind: "tax_form",
             effect: outcome.outcome,
-            summary: taxText(tax.data.taxForm, tax.data.taxFormReceivedOn, tax.data.taxFormExpiresOn),
-            previous: before ? taxText(before.taxForm, before.taxFormReceivedOn, before.taxFormExpiresOn) : null,
+            summary: taxFormText(tax.data.taxForm, tax.data.taxFormReceivedOn, tax.data.taxFormExpiresOn),
+            previous: before ? taxFormText(before.taxForm, before.taxFormReceivedOn, before.taxFormExpiresOn) : null,
             displaced: null,
           });
         }

@@ -4,6 +4,13 @@ import { parseInstant } from "@/core/time";
 import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
 import { outsideSepaArea } from "@/lib/payments/sepa-area";
 
+/** A tax form as the pages and the import's report say it: "W-8BEN, received 2026-03-01, expires 2029-12-31". */
+export function taxFormText(form: string, receivedOn?: string | null, expiresOn?: string | null): string {
+  return [form, receivedOn ? `received ${receivedOn}` : "", expiresOn ? `expires ${expiresOn}` : ""]
+    .filter(Boolean)
+    .join(", ");
+}
+
 /** The refusal of a tax form saved over one a colleague recorded since the page was drawn (the form tells it apart). */
 export const TAX_FORM_CHANGED_ELSEWHERE =
   "The tax form on file was changed by someone else since this page was shown: look at it again before saving.";

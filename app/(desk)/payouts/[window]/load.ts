@@ -128,7 +128,7 @@ export async function batchCountsOf(
   return {
     openWindowFlags,
     approvedFlagged: drafting && draft === 0 ? await approvedWithOpenFlags(db, drafting, shared) : [],
-    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting, shared)) : false,
+    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting, shared, draft)) : false,
     approvedBarred: paying ? await approvedBarredFromPayment(db, paying, shared) : [],
     draft,
     approved,

@@ -9,7 +9,7 @@ import type { CurrentUser } from "@/lib/auth/session";
 import { canEditProfiles, reviewVerdict } from "@/lib/profiles/offered";
 import { readPayoutSettings } from "@/lib/payouts/settings";
 import { loadProfileView, taxFormDrawn } from "@/lib/profiles/profiles";
-import { PAYOUT_METHOD_LABELS } from "@/lib/profiles/schemas";
+import { PAYOUT_METHOD_LABELS, taxFormText } from "@/lib/profiles/schemas";
 import { PayoutDetailsForm, ReviewChangeForm, TaxFormForm } from "./profile-form";
 import { changePayoutDetailsAction, reviewPayoutChangeAction, setTaxFormAction } from "./profile-actions";
 import { changedFieldsText } from "@/lib/profiles/mask";
@@ -81,13 +81,7 @@ export async function PayoutProfileSection({
             label: "Tax form",
             value:
               profile && profile.taxForm !== "none"
-                ? [
-                    profile.taxForm,
-                    `received ${profile.taxFormReceivedOn ?? "?"}`,
-                    profile.taxFormExpiresOn ? `expires ${profile.taxFormExpiresOn}` : "",
-                  ]
-                    .filter(Boolean)
-                    .join(", ")
+                ? taxFormText(profile.taxForm, profile.taxFormReceivedOn ?? "?", profile.taxFormExpiresOn)
                 : "None on file",
           },
         ]}

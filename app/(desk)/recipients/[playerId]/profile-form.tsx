@@ -17,6 +17,7 @@ import {
   type PayoutMethod,
   TAX_FORM_CHANGED_ELSEWHERE,
   TAX_FORMS,
+  taxFormText,
 } from "@/lib/profiles/schemas";
 import { useKeptForm } from "./use-kept-form";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
@@ -282,7 +283,9 @@ export function TaxFormForm({
       </div>
       {replacing ? (
         <p className="text-sm text-ink-muted">
-          On file now, recorded by someone else: {describeTaxForm(replacing)}. Saving replaces it with the form above.
+          On file now, recorded by someone else:{" "}
+          {taxFormText(replacing.taxForm, replacing.receivedOn, replacing.expiresOn)}. Saving replaces it with the form
+          above.
         </p>
       ) : null}
       <div>
@@ -292,13 +295,6 @@ export function TaxFormForm({
       </div>
     </form>
   );
-}
-
-/** "W-8BEN, received 2026-03-01, expires 2029-12-31", or "none". */
-function describeTaxForm(form: { taxForm: string; receivedOn: string | null; expiresOn: string | null }): string {
-  if (form.taxForm === "none") return "none";
-  const received = form.receivedOn ? `, received ${form.receivedOn}` : "";
-  return `${form.taxForm}${received}${form.expiresOn ? `, expires ${form.expiresOn}` : ""}`;
 }
 
 export function ReviewChangeForm({
