@@ -376,8 +376,8 @@ test("each scheduled job ran once in every period, with two workers scheduling",
   const names = JOBS.flatMap((job) => (job.schedule ? [job.definition.name] : []));
   expect(names.length).toBeGreaterThan(0);
   for (const name of names) {
+    // At least three periods, each finished (else it fails naming the unfinished).
     const runs = await settledScheduledRuns(db, name, SCHEDULE_SECONDS * 1000, 3);
-    expect(runs.length, name).toBeGreaterThanOrEqual(3);
     const starts = runs.map((r) => r.period_start.getTime());
     // No period skipped from the first on, none run twice: one job each, started once, finished.
     expect(

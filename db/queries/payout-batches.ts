@@ -109,12 +109,13 @@ export async function listLiveBatchesByWindow(
   const rows = await db
     .selectFrom("payout_batch as b")
     .select(["b.id", "b.status", "b.window_start", "b.window_end", "b.snapshot_id"])
+    // The tally the statements' triggers keep (db/queries/batch-tally.ts), not a count of a batch's statements.
     .select((eb) =>
       eb
-        .selectFrom("payout_statement as s")
-        .select((c) => c.fn.countAll<string>().as("n"))
-        .whereRef("s.batch_id", "=", "b.id")
-        .where("s.state", "=", "held")
+        .selectFrom("payout_batch_tally as t")
+        .select("t.statements")
+        .whereRef("t.batch_id", "=", "b.id")
+        .where("t.state", "=", "held")
         .as("held"),
     )
     .where("b.game_id", "=", gameId)

@@ -44,7 +44,7 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
  * starting a formula, quoted or not. Reversed by dropping the apostrophe right after any semicolon that has one before
  * one of those characters.
  */
-export function neutraliseAfterSemicolons(value: string): string {
+function neutraliseAfterSemicolons(value: string): string {
   return value.includes(";") ? value.replace(AFTER_SEMICOLON, ";'") : value;
 }
 

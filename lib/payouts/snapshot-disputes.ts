@@ -54,12 +54,13 @@ function waitingChargeback(event: {
  * happened, or, lost, paid under an override given while it was open. Each flag's cause is the one the recorded
  * dispute will have (`dispute:<id>:open`, `dispute:<id>:lost`), so an override given meanwhile holds only for it.
  */
-export async function listDisputesOfSnapshot(
+async function listDisputesOfSnapshot(
   db: Db,
   params: { gameId: string; snapshotId: string; recipientPlayerId?: number },
+  waitingChargebacks: WaitingChargebacks,
 ): Promise<SnapshotDisputeRow[]> {
   const recorded = await listSnapshotDisputes(db, params);
-  const { openings, losses } = await readWaitingChargebacks(db, params.gameId);
+  const { openings, losses } = waitingChargebacks;
   if (openings.length === 0 && losses.size === 0) return recorded;
   const known = await listRecordedDisputeIds(db, {
     gameId: params.gameId,
@@ -98,11 +99,10 @@ export async function listDisputesOfSnapshot(
   return byRecipient([...recorded, ...added].map(lostBy(losses)));
 }
 
+type WaitingChargebacks = { openings: WaitingOpening[]; losses: Map<string, WaitingLoss> };
+
 /** The chargebacks the game's waiting events say, read once: the openings and the losses (by dispute). */
-async function readWaitingChargebacks(
-  db: Db,
-  gameId: string,
-): Promise<{ openings: WaitingOpening[]; losses: Map<string, WaitingLoss> }> {
+async function readWaitingChargebacks(db: Db, gameId: string): Promise<WaitingChargebacks> {
   const events = await listWaitingDisputeEvents(db, { gameId, limit: WAITING_READ });
   const read = events.map(waitingChargeback);
   return {
@@ -134,7 +134,8 @@ export async function listDisputesOfBatch(
   db: Db,
   params: { gameId: string; snapshotId: string; batchId: string | null; recipientPlayerId?: number },
 ): Promise<SnapshotDisputeRow[]> {
-  const own = await listDisputesOfSnapshot(db, params);
+  const waiting = await readWaitingChargebacks(db, params.gameId);
+  const own = await listDisputesOfSnapshot(db, params, waiting);
   if (params.batchId === null) return own;
   const carried = await listCarriedDisputes(db, {
     gameId: params.gameId,
@@ -143,6 +144,5 @@ export async function listDisputesOfBatch(
   });
   if (carried.length === 0) return own;
   // A loss waiting to be processed flags a carried renewal lost too, so an override of it open holds no more.
-  const { losses } = await readWaitingChargebacks(db, params.gameId);
-  return byRecipient([...own, ...carried.map(lostBy(losses))]);
+  return byRecipient([...own, ...carried.map(lostBy(waiting.losses))]);
 }

@@ -6,7 +6,7 @@ import { readBatchFlags } from "@/lib/payouts/flags";
 import { listDisputesOfBatch } from "@/lib/payouts/snapshot-disputes";
 import { monthWindow } from "@/lib/time";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot, web } from "./fixtures";
+import { actor, GAME, insertGame, insertSnapshot, storeDisputeEvent, web } from "./fixtures";
 
 /**
  * Earnings under the minimum payout are carried into the next month's statement, unpaid. A chargeback on one of the
@@ -145,28 +145,8 @@ it("flags the statement paying a carried renewal whose chargeback is open, then 
 
   // A loss whose event waits to be processed (a backlog, or its processing failed) flags the carried renewal lost
   // already, as it does the month's own: an override of it open holds no more.
-  const body = JSON.stringify({
-    event_id: "evt_dp_apr_7_lost",
-    event_type: "purchase.disputed",
-    created_at: "2026-06-21T00:00:00Z",
-    tenant_id: GAME,
-    data: { order_id: "ord_apr_7", dispute_id: "dp_apr_7", dispute_status: "lost", currency_debited: "20" },
-  });
-  await t.db
-    .insertInto("webhook_event")
-    .values({
-      game_id: GAME,
-      idempotency_key: "idem_dp_apr_7_lost",
-      event_id: "evt_dp_apr_7_lost",
-      event_type: "purchase.disputed",
-      signed_with: "current",
-      signature_timestamp: new Date(),
-      occurred_at: new Date("2026-06-21T00:00:00Z"),
-      body,
-      status: "pending",
-      received_at: new Date(),
-    })
-    .execute();
+  const loss = { order_id: "ord_apr_7", dispute_id: "dp_apr_7", dispute_status: "lost", currency_debited: "20" };
+  await storeDisputeEvent(t.db, loss, "pending", "2026-06-21T00:00:00Z");
   expect((await flags()).map(([recipient, cause]) => [recipient, cause])).toEqual([
     [3, "dispute:dp_apr_3:lost"],
     [7, "dispute:dp_apr_7:lost"],

@@ -5,7 +5,7 @@ import { approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { readBatchFlags } from "@/lib/payouts/flags";
 import { monthWindow } from "@/lib/time";
 import { applyTestEnv, createTestDatabase, type TestDatabase } from "../support/db";
-import { actor, GAME, insertGame, insertSnapshot, web } from "./fixtures";
+import { actor, GAME, insertGame, insertSnapshot, storeDisputeEvent, web } from "./fixtures";
 
 /**
  * A chargeback is recorded once its `purchase.disputed` event is processed. While the event waits (a backlog) or after
@@ -23,34 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-let seq = 0;
-async function received(data: Record<string, unknown>, status: WebhookEventStatus): Promise<string> {
-  seq += 1;
-  const body = JSON.stringify({
-    event_id: `evt_wait_${seq}`,
-    event_type: "purchase.disputed",
-    created_at: "2026-10-03T00:00:00Z",
-    tenant_id: GAME,
-    data,
-  });
-  const row = await t.db
-    .insertInto("webhook_event")
-    .values({
-      game_id: GAME,
-      idempotency_key: `wait-${seq}`,
-      event_id: `evt_wait_${seq}`,
-      event_type: "purchase.disputed",
-      signed_with: "current",
-      signature_timestamp: new Date(),
-      occurred_at: new Date("2026-10-03T00:00:00Z"),
-      body,
-      status,
-      received_at: new Date(),
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return String(row.id);
-}
+const received = (data: Record<string, unknown>, status: WebhookEventStatus) => storeDisputeEvent(t.db, data, status);
 
 const opening = (disputeId: string, orderId: string) => ({
   order_id: orderId,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ActingAs, Actor } from "@/core/actor";
 import type { Db } from "@/db";
+import type { WebhookEventStatus } from "@/db/tables/webhooks";
 import { formatExact, formatUsd, money, sumMoney } from "@/lib/money";
 import { monthWindow, type TimeWindow } from "@/lib/time";
 
@@ -212,4 +213,41 @@ export function web(person: Actor): ActingAs {
 export function actor(label = "finance"): { id: string; email: string } {
   userSeq += 1;
   return { id: `user-${label}-${userSeq}`, email: `${label}${userSeq}@payout-desk.test` };
+}
+
+/**
+ * A `purchase.disputed` delivery of the game stored as received and left in `status` (waiting for a worker, failed,
+ * processed), with the event's `data`: its row id.
+ */
+export async function storeDisputeEvent(
+  db: Db,
+  data: Record<string, unknown>,
+  status: WebhookEventStatus,
+  occurredAt = "2026-10-03T00:00:00Z",
+): Promise<string> {
+  const eventId = `evt_dispute_${randomUUID()}`;
+  const body = JSON.stringify({
+    event_id: eventId,
+    event_type: "purchase.disputed",
+    created_at: occurredAt,
+    tenant_id: GAME,
+    data,
+  });
+  const row = await db
+    .insertInto("webhook_event")
+    .values({
+      game_id: GAME,
+      idempotency_key: `idem_${eventId}`,
+      event_id: eventId,
+      event_type: "purchase.disputed",
+      signed_with: "current",
+      signature_timestamp: new Date(),
+      occurred_at: new Date(occurredAt),
+      body,
+      status,
+      received_at: new Date(),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return String(row.id);
 }
