@@ -170,7 +170,15 @@ test("[finance] reads the year's payee totals and downloads them", async ({ page
   const table = page.getByRole("table", { name: "Payee totals for 2026" });
   await expect(table.getByRole("row")).not.toHaveCount(1);
   await expect(table).toContainText("unknown");
+  // Fifty recipients a page (the demo pays more than a hundred), the year kept from page to page.
+  const pager = page.getByRole("navigation", { name: "Payee totals pages" });
+  await expect(pager).toContainText(/Rows 1–50 of \d+ · page 1 of \d+/);
+  await expect(table.getByRole("row")).toHaveCount(51);
   await shoot(page, "finance-payee-totals");
+  await pager.getByRole("link", { name: "Next ›" }).press("Enter");
+  await expect(pager).toContainText(/Rows 51–100 of \d+ · page 2 of \d+/);
+  await expect(page).toHaveURL(/year=2026&page=2/);
+  await expect(table.getByRole("row")).toHaveCount(51);
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     page.getByRole("link", { name: "Download payee totals (CSV)" }).click(),

@@ -169,6 +169,64 @@ export type PayeeTotalRow = {
  * made, whenever the return was recorded. A rejected payment never left and moves nothing.
  */
 export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; year: number }): Promise<PayeeTotalRow[]> {
+  const rows = await payeeTotals(db, params).orderBy("m.recipient_player_id").execute();
+  return rows.map(toPayeeTotalRow);
+}
+
+/**
+ * One page of listPayeeTotals (by recipient, `limit` from `offset`; past the end, the last page), with how many
+ * recipients the year has and how many reach `thresholdUsd`: the year computed once, in the database.
+ */
+export async function pagePayeeTotals(
+  db: DbOrTrx,
+  params: { gameId: string; year: number; thresholdUsd: string | null; offset: number; limit: number },
+): Promise<{ rows: PayeeTotalRow[]; total: number; reaching: number; offset: number }> {
+  const { limit } = params;
+  const result = await sql<PayeeTotalsRow & { total: number; reaching: number; at: number }>`
+    with totals as materialized (${payeeTotals(db, params)}),
+    counts as (select count(*)::int as total,
+        count(*) filter (where ${params.thresholdUsd}::numeric is not null
+          and net::numeric >= ${params.thresholdUsd}::numeric)::int as reaching
+      from totals),
+    start as (select least(${params.offset}, greatest(0, (total - 1) / ${limit} * ${limit}))::int as at from counts)
+    select c.total, c.reaching, start.at, t.*
+      from counts c cross join start
+      left join lateral (select * from totals order by recipient_player_id::bigint
+        offset start.at limit ${limit}) t on true
+     order by t.recipient_player_id::bigint`.execute(db);
+  const first = result.rows[0];
+  return {
+    rows: result.rows.filter((r) => r.recipient_player_id !== null).map(toPayeeTotalRow),
+    total: first?.total ?? 0,
+    reaching: first?.reaching ?? 0,
+    offset: first?.at ?? 0,
+  };
+}
+
+type PayeeTotalsRow = {
+  recipient_player_id: string;
+  name: string | null;
+  email: string | null;
+  paid: string;
+  returned: string;
+  net: string;
+  payments: number;
+};
+
+function toPayeeTotalRow(r: PayeeTotalsRow): PayeeTotalRow {
+  return {
+    recipientPlayerId: r.recipient_player_id,
+    name: r.name,
+    email: r.email,
+    paidUsd: r.paid,
+    returnedUsd: r.returned,
+    netUsd: r.net,
+    payments: r.payments,
+  };
+}
+
+/** Per recipient of the year, unordered (listPayeeTotals). */
+function payeeTotals(db: DbOrTrx, params: { gameId: string; year: number }) {
   const from = `${params.year}-01-01`;
   const to = `${params.year + 1}-01-01`;
   const inYear = (day: ReturnType<typeof sql>) => sql<boolean>`${day} >= ${from}::date and ${day} < ${to}::date`;
@@ -179,7 +237,7 @@ export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; yea
       .where("r.game_id", "=", params.gameId)
       .where("r.kind", "=", "returned")
       .where("r.paid_on", "is not", null);
-  const rows = await db
+  return db
     .with("movements", (qb) =>
       qb
         .selectFrom("payout_statement")
@@ -232,18 +290,7 @@ export async function listPayeeTotals(db: DbOrTrx, params: { gameId: string; yea
         "payments",
       ),
     ])
-    .groupBy("m.recipient_player_id")
-    .orderBy("m.recipient_player_id")
-    .execute();
-  return rows.map((r) => ({
-    recipientPlayerId: r.recipient_player_id,
-    name: r.name,
-    email: r.email,
-    paidUsd: r.paid,
-    returnedUsd: r.returned,
-    netUsd: r.net,
-    payments: r.payments,
-  }));
+    .groupBy("m.recipient_player_id");
 }
 
 /** Years in which the game paid anyone, newest first. */

@@ -111,13 +111,14 @@ export async function lockProfile(db: DbOrTrx, p: { gameId: string; playerId: nu
   return toProfile(row);
 }
 
-export async function listProfiles(db: DbOrTrx, p: { gameId: string }): Promise<ProfileRow[]> {
-  const rows = await db
-    .selectFrom("payout_profile")
-    .select(PROFILE_COLUMNS)
-    .where("game_id", "=", p.gameId)
-    .orderBy("player_id")
-    .execute();
+export async function listProfiles(
+  db: DbOrTrx,
+  p: { gameId: string; playerIds?: readonly string[] },
+): Promise<ProfileRow[]> {
+  let query = db.selectFrom("payout_profile").select(PROFILE_COLUMNS).where("game_id", "=", p.gameId);
+  // Only these recipients' (a page of a list), when given.
+  if (p.playerIds) query = query.where("player_id", "=", anyOf(p.playerIds, "bigint"));
+  const rows = await query.orderBy("player_id").execute();
   return rows.map(toProfile);
 }
 

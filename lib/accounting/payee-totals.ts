@@ -1,7 +1,13 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
-import { getPayeeThreshold, listPayeeTotals, type PayeeTotalRow, upsertPayeeThreshold } from "@/db/queries/accounting";
+import {
+  getPayeeThreshold,
+  listPayeeTotals,
+  pagePayeeTotals,
+  type PayeeTotalRow,
+  upsertPayeeThreshold,
+} from "@/db/queries/accounting";
 import { lockForTransaction } from "@/db/queries/locks";
 import { listProfiles, type ProfileRow } from "@/db/queries/profiles";
 import { findGame } from "@/db/queries/games";
@@ -45,17 +51,43 @@ export async function readPayeeTotals(db: Db, params: { gameId: string; year: nu
     getPayeeThreshold(db, params),
     listProfiles(db, params),
   ]);
-  const profileOf = new Map(profiles.map((p) => [String(p.playerId), p]));
-  const limit = threshold ? money(threshold.amountUsd) : null;
+  const thresholdUsd = threshold?.amountUsd ?? null;
+  return { year: params.year, thresholdUsd, rows: withTaxForms(rows, profiles, params.year, thresholdUsd) };
+}
+
+/**
+ * One page of the year's payee totals (by recipient, `limit` from `offset`, past the end the last page), with how many
+ * recipients the year has and how many reach its threshold: what the page shows of a year too long to read whole.
+ */
+export async function readPayeeTotalsPage(
+  db: Db,
+  params: { gameId: string; year: number; offset: number; limit: number },
+): Promise<PayeeTotals & { total: number; reaching: number; offset: number }> {
+  const thresholdUsd = (await getPayeeThreshold(db, params))?.amountUsd ?? null;
+  const page = await pagePayeeTotals(db, { ...params, thresholdUsd });
+  const playerIds = page.rows.map((r) => r.recipientPlayerId);
+  const profiles = playerIds.length > 0 ? await listProfiles(db, { gameId: params.gameId, playerIds }) : [];
   return {
+    ...page,
     year: params.year,
-    thresholdUsd: threshold?.amountUsd ?? null,
-    rows: rows.map((r) => ({
-      ...r,
-      taxFormOnFile: taxFormOnFile(profileOf.get(r.recipientPlayerId), params.year),
-      reachesThreshold: limit === null ? "no threshold set" : money(r.netUsd).gte(limit) ? "yes" : "no",
-    })),
+    thresholdUsd,
+    rows: withTaxForms(page.rows, profiles, params.year, thresholdUsd),
   };
+}
+
+function withTaxForms(
+  rows: readonly PayeeTotalRow[],
+  profiles: readonly ProfileRow[],
+  year: number,
+  thresholdUsd: string | null,
+): PayeeTotal[] {
+  const profileOf = new Map(profiles.map((p) => [String(p.playerId), p]));
+  const limit = thresholdUsd === null ? null : money(thresholdUsd);
+  return rows.map((r) => ({
+    ...r,
+    taxFormOnFile: taxFormOnFile(profileOf.get(r.recipientPlayerId), year),
+    reachesThreshold: limit === null ? "no threshold set" : money(r.netUsd).gte(limit) ? "yes" : "no",
+  }));
 }
 
 /** Sets the reporting threshold of a calendar year (the same for every game), audited. */

@@ -5,7 +5,7 @@ import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as auditExport } from "@/app/api/audit/export/route";
 import { closeWindow, readWindowClosing, reopenWindow } from "@/lib/accounting/close";
-import { readPayeeTotals, setPayeeThreshold } from "@/lib/accounting/payee-totals";
+import { readPayeeTotals, readPayeeTotalsPage, setPayeeThreshold } from "@/lib/accounting/payee-totals";
 import { recordAudit } from "@/lib/audit";
 import { createDb } from "@/db";
 import { sql } from "kysely";
@@ -168,6 +168,11 @@ describe("year-end payee totals", () => {
     ]);
     expect((await readPayeeTotals(t.db, { gameId: GAME, year: 2025 })).rows).toEqual([]);
     expect(await auditLines("accounting.payee_threshold")).toHaveLength(1);
+    // The page's read: a page of the same rows, the counts over the year, a page past the end the last one.
+    const page = (year: number, offset: number) => readPayeeTotalsPage(t.db, { gameId: GAME, year, offset, limit: 1 });
+    expect(await page(2026, 0)).toMatchObject({ rows: [after.rows[0]], total: 2, reaching: 1, offset: 0 });
+    for (const offset of [1, 7]) expect(await page(2026, offset)).toMatchObject({ rows: [after.rows[1]], offset: 1 });
+    expect(await page(2025, 3)).toMatchObject({ rows: [], total: 0, reaching: 0, offset: 0, thresholdUsd: null });
   });
 
   it("records what each of several changes made at once replaced, one after the other", async () => {

@@ -7,20 +7,31 @@ import { Card } from "@/app/_components/ui/card";
 import { EmptyState } from "@/app/_components/ui/empty-state";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
+import { Pager } from "@/app/_components/table/pager";
 import { RowTh, SimpleTable, Td, Th, Tr } from "@/app/_components/table/table";
 import { getDb } from "@/db";
 import { listPaymentYears } from "@/db/queries/accounting";
-import { readPayeeTotals } from "@/lib/accounting/payee-totals";
+import { readPayeeTotalsPage } from "@/lib/accounting/payee-totals";
 import { calendarYearSchema } from "@/lib/accounting/schemas";
 import { hasRole } from "@/lib/auth/roles";
 import { requirePageRole } from "@/lib/auth/session";
 import { countOf, formatCount } from "@/lib/format";
 import { resolveSelectedGame } from "@/lib/games/games";
+import { pageParam } from "@/lib/table-state";
 import { NoGame } from "../../no-game";
 import { setPayeeThresholdAction } from "./actions";
 import { ThresholdForm } from "./threshold-form";
 
 export const metadata: Metadata = { title: "Year-end payee totals" };
+
+/** Recipients a page shows: the whole year is in the CSV download. */
+const PAGE_SIZE = 50;
+
+function pageHref(year: number, page: number): string {
+  const search = new URLSearchParams({ year: String(year) });
+  if (page > 1) search.set("page", String(page));
+  return `/payouts/payee-totals?${search.toString()}`;
+}
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -37,14 +48,18 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
       </>
     );
   }
-  const raw = (await searchParams).year;
+  const query = await searchParams;
+  const raw = query.year;
   const asked = calendarYearSchema.safeParse(typeof raw === "string" ? raw : "");
   const years = await listPaymentYears(db, { gameId: game.id });
   const year = asked.success ? asked.data : (years[0] ?? new Date().getUTCFullYear());
   // A year typed and refused: kept in its field, its error tied to it and said.
   const refusedYear = !asked.success && typeof raw === "string" && raw !== "";
-  const totals = await readPayeeTotals(db, { gameId: game.id, year });
-  const reaching = totals.rows.filter((r) => r.reachesThreshold === "yes").length;
+  // A page at a time, by recipient: a year of a large program is tens of thousands of recipients, too many to draw
+  // (or to read whole on every view).
+  const wanted = (pageParam(query, 100_000) - 1) * PAGE_SIZE;
+  const totals = await readPayeeTotalsPage(db, { gameId: game.id, year, offset: wanted, limit: PAGE_SIZE });
+  const { reaching, offset } = totals;
   return (
     <>
       <PageHeader
@@ -81,7 +96,7 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
             Show
           </Button>
         </form>
-        {totals.rows.length > 0 ? (
+        {totals.total > 0 ? (
           <CsvDownload href={downloadHref(`/api/payee-totals?year=${year}`, game.id)}>
             Download payee totals (CSV)
           </CsvDownload>
@@ -98,16 +113,25 @@ export default async function PayeeTotalsPage({ searchParams }: Props) {
         ) : (
           <>
             Threshold <Money value={totals.thresholdUsd} currency="USD" />: {formatCount(reaching)} of{" "}
-            {countOf(totals.rows.length, "recipient")} {reaching === 1 ? "reaches" : "reach"} it.
+            {countOf(totals.total, "recipient")} {reaching === 1 ? "reaches" : "reach"} it.
           </>
         )}{" "}
         The tax form is the one on the recipient's payout profile; “unknown” means the recipient has no profile.
       </p>
-      {totals.rows.length === 0 ? (
+      {totals.total === 0 ? (
         <EmptyState title={`Nobody was paid in ${year}`}>Payments count by the payment date recorded.</EmptyState>
       ) : (
         <SimpleTable
           caption={`Payee totals for ${year}`}
+          footer={
+            <Pager
+              label="Payee totals pages"
+              offset={offset}
+              limit={PAGE_SIZE}
+              total={totals.total}
+              pageHref={(page) => pageHref(year, page)}
+            />
+          }
           head={
             <>
               <Th>Recipient</Th>
