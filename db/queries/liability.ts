@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "kysely";
-import type { Db } from "@/db";
+import type { DbOrTrx } from "@/db";
 import { snapshotNetInCents } from "./snapshot-columns";
 import type { PayoutStatementState } from "@/db/types";
 import { carriesOfGame } from "./carries";
@@ -15,7 +15,7 @@ import { anyOf } from "./chunks";
  */
 
 /** Batches prepared by the instant and not discarded by then. */
-export async function listBatchesLiveAt(db: Db, params: { gameId: string; asOf: Date }) {
+export async function listBatchesLiveAt(db: DbOrTrx, params: { gameId: string; asOf: Date }) {
   return db
     .selectFrom("payout_batch as b")
     .innerJoin("snapshot as s", "s.id", "b.snapshot_id")
@@ -55,11 +55,12 @@ export type LiabilityStatement = {
  * what it did not pay.
  */
 export async function listStatementStatesAt(
-  db: Db,
+  db: DbOrTrx,
   params: { gameId: string; asOf: Date },
 ): Promise<LiabilityStatement[]> {
   const result = await sql<LiabilityStatement>`
-    with ev as (
+    with unsettled as (${unsettledAt(params)}),
+    ev as (
       select e.id, e.statement_id, e.state_after, e.at,
         case when e.state_after <> 'paid' then null
           when st.state = 'paid' and e.id = max(e.id) filter (where e.state_after = 'paid')
@@ -74,6 +75,7 @@ export async function listStatementStatesAt(
       join payout_batch b on b.id = st.batch_id
       where e.game_id = ${params.gameId} and b.game_id = ${params.gameId}
         and b.prepared_at <= ${params.asOf} and (b.status <> 'discarded' or b.discarded_at > ${params.asOf})
+        and e.statement_id in (select id from unsettled)
     ), dated as (
       select id, statement_id, state_after,
         -- The desk takes a paid-on day one before the UTC day of the statement's last event (a person whose day is
@@ -105,20 +107,59 @@ export async function listStatementStatesAt(
   return result.rows;
 }
 
-/** Which statement took in each carried balance (from → to), for the statements given. */
+/**
+ * The statements whose state at the instant can count for anything: every one but those closed then for good, paid
+ * or carried with nothing carried out and not changed since (every event at or before the instant). Those are most of
+ * a game's history, and listStatementStatesAt leaves them out; a carried balance taken in by one of them is read with
+ * its link (listCarryLinks).
+ */
+function unsettledAt(params: { gameId: string; asOf: Date }) {
+  return sql`select st.id from payout_statement st
+      where st.game_id = ${params.gameId} and (st.state not in ('paid', 'carried') or st.carry_out_usd <> 0)
+    union
+    select e.statement_id from payout_statement_event e where e.game_id = ${params.gameId} and e.at > ${params.asOf}`;
+}
+
+export type CarryLink = {
+  from: string;
+  to: string;
+  /**
+   * The taking statement's state and batch when it was closed for good by the instant (left out of
+   * listStatementStatesAt, see unsettledAt) in a batch live then; null otherwise.
+   */
+  settled: { state: PayoutStatementState; batchId: string } | null;
+};
+
+/** Which statement took in each carried balance (from → to), for the statements given, as of the instant. */
 export async function listCarryLinks(
-  db: Db,
-  params: { gameId: string; fromStatementIds: string[] },
-): Promise<{ from: string; to: string }[]> {
+  db: DbOrTrx,
+  params: { gameId: string; fromStatementIds: string[]; asOf: Date },
+): Promise<CarryLink[]> {
   if (params.fromStatementIds.length === 0) return [];
-  return carriesOfGame(db, params.gameId)
-    .select(["c.from_statement_id as from", "c.to_statement_id as to"])
+  const rows = await carriesOfGame(db, params.gameId)
+    .innerJoin("payout_statement as t", "t.id", "c.to_statement_id")
+    .innerJoin("payout_batch as b", "b.id", "t.batch_id")
+    .select([
+      "c.from_statement_id as from",
+      "c.to_statement_id as to",
+      "t.state",
+      "t.batch_id as batchId",
+      sql<boolean>`t.state in ('paid', 'carried') and t.carry_out_usd = 0
+        and b.prepared_at <= ${params.asOf} and (b.status <> 'discarded' or b.discarded_at > ${params.asOf})
+        and not exists (select 1 from payout_statement_event e
+          where e.statement_id = t.id and e.at > ${params.asOf})`.as("settled"),
+    ])
     .where("c.from_statement_id", "=", anyOf(params.fromStatementIds, "uuid"))
     .execute();
+  return rows.map((r) => ({
+    from: r.from,
+    to: r.to,
+    settled: r.settled ? { state: r.state as PayoutStatementState, batchId: r.batchId } : null,
+  }));
 }
 
 /** The latest snapshot version of every window that had ended by the instant, earliest start first, shorter first. */
-export async function listEndedWindowSnapshots(db: Db, params: { gameId: string; asOf: Date }) {
+export async function listEndedWindowSnapshots(db: DbOrTrx, params: { gameId: string; asOf: Date }) {
   return db
     .selectFrom("snapshot as s")
     .select([
@@ -140,7 +181,7 @@ export type EndedWindowSnapshot = RowOf<typeof listEndedWindowSnapshots>;
 
 /** Net attributed per recipient over the snapshots given. */
 export async function sumSnapshotNetByRecipient(
-  db: Db,
+  db: DbOrTrx,
   params: { gameId: string; snapshotIds: string[] },
 ): Promise<{ recipientPlayerId: string; playerName: string | null; playerEmail: string | null; netUsd: string }[]> {
   if (params.snapshotIds.length === 0) return [];

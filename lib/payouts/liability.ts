@@ -1,5 +1,5 @@
 import "server-only";
-import type { Db } from "@/db";
+import type { Db, Trx } from "@/db";
 import {
   listBatchesLiveAt,
   listCarryLinks,
@@ -67,6 +67,16 @@ type Acc = {
 };
 
 export async function listLiability(db: Db, params: { gameId: string; asOf: Date }): Promise<Liability> {
+  // One view of the records for every read: whether a statement left out as closed for good took a balance in is
+  // read after the statements, and a payment coming back between the two would count that balance as still owed.
+  return db
+    .transaction()
+    .setIsolationLevel("repeatable read")
+    .setAccessMode("read only")
+    .execute((trx) => liabilityIn(trx, params));
+}
+
+async function liabilityIn(db: Trx, params: { gameId: string; asOf: Date }): Promise<Liability> {
   const { gameId, asOf } = params;
   const acc = new Map<string, Acc>();
   const get = (id: string, name: string | null, email: string | null): Acc => {
@@ -121,13 +131,15 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
     (s) =>
       endedBatches.has(s.batchId) && (s.state === "paid" || s.state === "carried") && !money(s.carryOutUsd).isZero(),
   );
-  const closedThen = new Map(
+  const closedThen = new Map<string, { state: string; batchId: string }>(
     statements.filter((s) => s.state === "paid" || s.state === "carried").map((s) => [s.statementId, s]),
   );
   // The links out of every statement closed by then with a balance: a chain may pass through windows not yet ended.
-  const carriers = [...closedThen.values()].filter((s) => !money(s.carryOutUsd).isZero());
-  const links = await listCarryLinks(db, { gameId, fromStatementIds: carriers.map((s) => s.statementId) });
+  const carriers = statements.filter((s) => closedThen.has(s.statementId) && !money(s.carryOutUsd).isZero());
+  const links = await listCarryLinks(db, { gameId, fromStatementIds: carriers.map((s) => s.statementId), asOf });
   const takenBy = new Map(links.map((l) => [l.from, l.to]));
+  // A taker closed for good by then (paid, or carried with nothing out) is not among the statements read.
+  for (const l of links) if (l.settled) closedThen.set(l.to, l.settled);
   // Not owed from here when taken in by a statement counted above, paid out, or carried on by a statement of an
   // ended window (counted from there). Carried on by a statement of a window not yet ended, it goes where that one's
   // balance went: owed here only when no statement took it further (a third one counted it, or paid it, otherwise).
@@ -172,28 +184,31 @@ export async function listLiability(db: Db, params: { gameId: string; asOf: Date
     a.notInBatch = a.notInBatch.plus(money(r.netUsd));
   }
 
-  const rows: LiabilityRow[] = [];
+  const owed: { total: Money; row: LiabilityRow }[] = [];
   for (const [id, a] of acc) {
     const parts = [a.notInBatch, a.draft, a.approved, a.held, a.rolled, a.negative];
     if (parts.every((m) => m.isZero())) continue;
     const total = parts.reduce((sum, m) => sum.plus(m), money("0"));
-    rows.push({
-      recipientPlayerId: Number(id),
-      playerName: a.name,
-      playerEmail: a.email,
-      notInBatchUsd: formatUsd(a.notInBatch),
-      draftUsd: formatUsd(a.draft),
-      approvedUnpaidUsd: formatUsd(a.approved),
-      heldUsd: formatUsd(a.held),
-      carriedUsd: formatUsd(a.rolled.plus(a.negative)),
-      rolledOverUsd: formatUsd(a.rolled),
-      carriedNegativeUsd: formatUsd(a.negative),
-      totalOwedUsd: formatUsd(total),
+    owed.push({
+      total,
+      row: {
+        recipientPlayerId: Number(id),
+        playerName: a.name,
+        playerEmail: a.email,
+        notInBatchUsd: formatUsd(a.notInBatch),
+        draftUsd: formatUsd(a.draft),
+        approvedUnpaidUsd: formatUsd(a.approved),
+        heldUsd: formatUsd(a.held),
+        carriedUsd: formatUsd(a.rolled.plus(a.negative)),
+        rolledOverUsd: formatUsd(a.rolled),
+        carriedNegativeUsd: formatUsd(a.negative),
+        totalOwedUsd: formatUsd(total),
+      },
     });
   }
-  rows.sort(
-    (x, y) => money(y.totalOwedUsd).comparedTo(money(x.totalOwedUsd)) || x.recipientPlayerId - y.recipientPlayerId,
-  );
+  // Largest first, by the totals as computed (not read back from their text for every comparison).
+  owed.sort((x, y) => y.total.comparedTo(x.total) || x.row.recipientPlayerId - y.row.recipientPlayerId);
+  const rows = owed.map((o) => o.row);
   windows.sort((x, y) => y.window.startMs - x.window.startMs || y.window.endMs - x.window.endMs);
   return { rows, windows };
 }

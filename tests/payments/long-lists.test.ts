@@ -46,7 +46,7 @@ describe("payment queries over 70,000 ids", () => {
     await settleFileItems(db, { fileId: randomUUID(), statementIds: uuids });
     expect(await listPaymentReturns(db, { gameId: GAME, statementIds: uuids })).toEqual([]);
     expect(await listCarryLinksOf(db, uuids)).toEqual([]);
-    expect(await listCarryLinks(db, { gameId: GAME, fromStatementIds: uuids })).toEqual([]);
+    expect(await listCarryLinks(db, { gameId: GAME, fromStatementIds: uuids, asOf: new Date() })).toEqual([]);
     expect(await listSendTargets(db, { gameId: GAME, batchId, statementIds: uuids })).toEqual([]);
     const players = Array.from({ length: LONG }, (_, i) => i + 1_000_000);
     expect(await listSealedDetails(db, { gameId: GAME, playerIds: players })).toEqual([]);
