@@ -10,7 +10,12 @@ export type AnalyzedTable =
   | "snapshot_page"
   | "payout_statement"
   | "payout_statement_event"
-  | "payout_carry";
+  | "payout_carry"
+  | "payment_file_item"
+  | "payment_result"
+  | "payment_return"
+  | "payout_profile"
+  | "payout_profile_change";
 
 /**
  * Refreshes the planner's statistics of these tables now (ANALYZE samples at most a few tens of thousands of rows a

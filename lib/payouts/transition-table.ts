@@ -1,6 +1,7 @@
 import type { LockedBatch } from "@/db/queries/payout-batches";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
+import type { AnalyzedTable } from "@/db/queries/statistics";
 import { money } from "@/lib/money";
 import type { StatementAction } from "./offered-actions";
 
@@ -27,6 +28,8 @@ export type TransitionRule = {
   events?: (to: PayoutStatementState) => { kind: string; stateAfter: PayoutStatementState }[];
   /** Closes with nothing paid and the whole available balance carried out. */
   carriesWhole?: boolean;
+  /** Tables besides the statements' that its change writes a row to per statement (their statistics kept current). */
+  writes?: readonly AnalyzedTable[];
 };
 
 export const CLOSED_STATES: readonly PayoutStatementState[] = ["paid", "carried"];
@@ -44,9 +47,13 @@ function paymentStep(
   from: PayoutStatementState,
   to: PayoutStatementState,
   event: string,
+  writes: readonly AnalyzedTable[],
 ): TransitionRule {
-  return { audit, batchFrom: ["approved", "paid"], refused: discarded, from: [from], to: () => to, event };
+  return { audit, batchFrom: ["approved", "paid"], refused: discarded, from: [from], to: () => to, event, writes };
 }
+
+/** A provider's result recorded per statement, its file item settled. */
+const RESULT: readonly AnalyzedTable[] = ["payment_result", "payment_file_item"];
 
 export const TRANSITIONS = {
   approve: {
@@ -118,15 +125,24 @@ export const TRANSITIONS = {
     readsFlags: true,
     to: () => "in_payment",
     event: "in_payment",
+    writes: ["payment_file_item"],
   },
   // Cancelling a live file returns its statements to approved, payable again.
-  cancel_file: paymentStep("payouts.payment_file.cancel", "in_payment", "approved", "file_cancelled"),
+  cancel_file: paymentStep("payouts.payment_file.cancel", "in_payment", "approved", "file_cancelled", [
+    "payment_file_item",
+  ]),
   // Results: a payment the provider made closes the statement as paid.
-  payment_succeeded: paymentStep("payouts.payment.paid", "in_payment", "paid", "paid"),
+  payment_succeeded: paymentStep("payouts.payment.paid", "in_payment", "paid", "paid", RESULT),
   // Results: a payment the provider rejected or that failed is owed again (approved) with its reason.
-  payment_rejected: paymentStep("payouts.payment.rejected", "in_payment", "approved", "payment_rejected"),
+  payment_rejected: paymentStep("payouts.payment.rejected", "in_payment", "approved", "payment_rejected", [
+    ...RESULT,
+    "payment_return",
+  ]),
   // A paid payment came back (from the provider's results, or undone by hand): owed again.
-  return_payment: paymentStep("payouts.payment.returned", "paid", "returned", "payment_returned"),
+  return_payment: paymentStep("payouts.payment.returned", "paid", "returned", "payment_returned", [
+    ...RESULT,
+    "payment_return",
+  ]),
   approve_batch: {
     audit: "payouts.batch.approve",
     batchFrom: ["draft"],

@@ -20,6 +20,7 @@ import { markChangeEmailsOwed } from "@/db/queries/statement-deliveries";
 import type { PayoutStatementState } from "@/db/types";
 import type { ActingAs } from "@/core/actor";
 import { auditTwoPersonRefusals, recordAudit } from "@/lib/audit";
+import { refreshStatisticsAfterBulkWrite } from "@/lib/statistics";
 import { holdPayoutsOfGame } from "./game-lock";
 import { STATE_IN_WORDS } from "./state-words";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
@@ -244,7 +245,13 @@ export async function transition(
 ): Promise<TransitionStep> {
   const rule: TransitionRule = TRANSITIONS[name];
   const refused = { actor: as.actor, via: as.via, action: rule.audit, gameId: req.gameId, target: req.batchId };
-  return auditTwoPersonRefusals(db, refused, () => transitionIn(db, rule, req, as));
+  const step = await auditTwoPersonRefusals(db, refused, () => transitionIn(db, rule, req, as));
+  // A batch approved, put in a file or paid at once moves every statement to another state: the window page's reads
+  // by state were planned for the states before (an approved batch of 10,000 viewed 150 ms instead of 98 ms), and
+  // its live files' read for the items before the file (45 ms instead of 3 ms).
+  const written = ["payout_statement", "payout_statement_event", ...(rule.writes ?? [])] as const;
+  await refreshStatisticsAfterBulkWrite(db, written, step.changed.length);
+  return step;
 }
 
 async function transitionIn(

@@ -7,6 +7,7 @@ import type { Db } from "@/db";
 import { getProfile, listProfiles } from "@/db/queries/profiles";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { refreshStatisticsAfterBulkWrite } from "@/lib/statistics";
 import type { CsvRecord } from "@/lib/payments/formats/csv";
 import {
   DETAIL_COLUMNS,
@@ -69,6 +70,8 @@ const columnOf = (field: string) => COLUMN_OF_FIELD[field] ?? field;
 
 /** What a header cell may be to be named back in a refusal: a word, never what looks like a value. */
 const COLUMN_NAME = /^[a-z][a-z_]{0,39}$/;
+
+const PROFILE_TABLES = ["payout_profile", "payout_profile_change"] as const;
 
 /**
  * Imports payout profiles from CSV (columns in lib/profiles/csv.ts). Every row goes through the same domain functions
@@ -210,6 +213,8 @@ export async function importProfiles(
   } catch (error) {
     if (!(error instanceof RollBack)) throw error;
   }
+  // A program's profiles imported at once: the window page's reads join them to every statement.
+  if (result.applied) await refreshStatisticsAfterBulkWrite(db, PROFILE_TABLES, result.changes.length);
   return result;
 }
 

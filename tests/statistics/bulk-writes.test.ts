@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSnapshotDisputes, recordDisputeOpened } from "@/db/queries/disputes";
 import { lastAnalyzedAt } from "@/db/queries/statistics";
-import { preparePayoutBatch } from "@/lib/payouts/batches";
+import { approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { ANALYZE_AFTER_ROWS } from "@/lib/statistics";
 import { monthWindow } from "@/lib/time";
@@ -56,6 +56,17 @@ describe("statistics after bulk writes", () => {
     expect(prepared.statements).toBe(RECIPIENTS);
     const afterBatch = await lastAnalyzedAt(env.db, batchTables);
     for (const table of batchTables) expect(afterBatch[table]).toBeInstanceOf(Date);
+
+    // Every statement approved at once: the statements' states are counted again, and the events written.
+    const approved = await approveStatements(
+      env.db,
+      { gameId: GAME_ID, batchId: prepared.batchId, all: "draft_unflagged" },
+      { actor: { id: "u-1", email: "finance@example.test" }, via: "cli" },
+    );
+    expect(approved.changed).toBe(RECIPIENTS);
+    const afterApproval = await lastAnalyzedAt(env.db, batchTables);
+    for (const table of batchTables)
+      expect(afterApproval[table]?.getTime()).toBeGreaterThan(afterBatch[table]?.getTime() ?? Infinity);
   });
 
   it("[finance] the window's disputes are looked up among the snapshot's lines by order", async () => {
