@@ -356,23 +356,24 @@ export async function listFlagCandidates(
   const { rows } = await sql<{ recipient_player_id: string; recipient_flags: string[] }>`
     select s.recipient_player_id::text as recipient_player_id, s.recipient_flags
       from payout_statement s
-      join payout_batch b on b.id = s.batch_id
       left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
      where s.game_id = ${p.gameId} and s.batch_id = ${p.batchId} and s.state = ${p.state}
        and (jsonb_array_length(s.recipient_flags) > 0
          or (${p.profilesInUse} and pp.method is null)
          or (pp.method is not null and pp.details_applied_at is not null
-             and (pp.details_version > 1 or pp.details_applied_at > b.approved_at))
-         or exists (select 1 from payment_return r
-                     where r.game_id = s.game_id and r.recipient_player_id = s.recipient_player_id)
-         or exists (select 1 from statement_delivery_failure f
-                     where f.game_id = s.game_id and f.recipient_player_id = s.recipient_player_id and f.refused)
+             and (pp.details_version > 1
+               or pp.details_applied_at > (select b.approved_at from payout_batch b where b.id = ${p.batchId})))
+         -- The recipients of the game's returns, refusals and negative balances, each read once (not once a statement).
+         or s.recipient_player_id in (select r.recipient_player_id from payment_return r where r.game_id = ${p.gameId})
+         or s.recipient_player_id in (select f.recipient_player_id from statement_delivery_failure f
+                                       where f.game_id = ${p.gameId} and f.refused)
          or ${taxless}
-         or exists (select 1 from payout_statement x join payout_batch xb on xb.id = x.batch_id
-                     where x.game_id = s.game_id and x.recipient_player_id = s.recipient_player_id
-                       and x.batch_id <> s.batch_id and xb.status <> 'discarded'
-                       and ((x.state in ('draft', 'approved') and x.available_usd < 0)
-                         or (x.state in ('paid', 'carried') and x.carry_out_usd < 0)))
+         or s.recipient_player_id in (select x.recipient_player_id from payout_statement x
+                                       join payout_batch xb on xb.id = x.batch_id
+                                      where x.game_id = ${p.gameId} and x.batch_id <> ${p.batchId}
+                                        and xb.status <> 'discarded'
+                                        and ((x.state in ('draft', 'approved') and x.available_usd < 0)
+                                          or (x.state in ('paid', 'carried') and x.carry_out_usd < 0)))
          or s.recipient_player_id = any(${p.also.map(String)}::bigint[]))
      order by s.recipient_player_id`.execute(db);
   return rows.map((r) => ({ recipientPlayerId: Number(r.recipient_player_id), recipientFlags: r.recipient_flags }));
