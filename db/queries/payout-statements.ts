@@ -77,7 +77,65 @@ export async function setStatementStates(
   trx: Trx,
   params: { ids: readonly string[]; from: readonly PayoutStatementState[]; change: StatementStateChange },
 ): Promise<void> {
-  const { change } = params;
+  const set = columnsOf(params.change);
+  await inChunks(params.ids, async (ids) => {
+    await trx
+      .updateTable("payout_statement")
+      .set(set as Updateable<Database["payout_statement"]>)
+      .where("id", "in", ids)
+      .where("state", "in", [...params.from])
+      .execute();
+  });
+}
+
+export type StatementPayment = NonNullable<StatementStateChange["payment"]> & { id: string };
+
+/**
+ * Pays the statements given, each with a payment of its own (a provider's transaction id each), only those still in
+ * one of `from`: `change` as for setStatementStates, its payment left out. One statement for all of them (a report of
+ * 10,000 payments was 10,000 updates).
+ */
+export async function setStatementPayments(
+  trx: Trx,
+  params: {
+    payments: readonly StatementPayment[];
+    from: readonly PayoutStatementState[];
+    change: Omit<StatementStateChange, "payment">;
+  },
+): Promise<void> {
+  const set: Record<string, unknown> = {
+    ...columnsOf(params.change),
+    paid_amount_usd: sql<string>`payable_usd`,
+    paid_on: sql`v.paid_on::date`,
+    payment_method: sql`v.method`,
+    payment_reference: sql`v.reference`,
+    // As paidTo, for each payment: the item of its file, else the profile (whose method must be the payment's when
+    // no file paid it).
+    paid_to_masked: sql<string | null>`coalesce(
+      (select i.account_masked from payment_file_item i
+        where i.file_id = v.file_id and i.statement_id = payout_statement.id),
+      (select p.details_masked from payout_profile p
+        where p.game_id = payout_statement.game_id and p.player_id = payout_statement.recipient_player_id
+          and (v.file_id is not null or p.method = v.method)))`,
+  };
+  await inChunks(params.payments, async (chunk) => {
+    const column = <K extends keyof StatementPayment>(key: K) => chunk.map((c) => c[key] ?? null);
+    await trx
+      .updateTable("payout_statement")
+      .from(
+        sql`(select unnest(${column("id")}::uuid[]) as id, unnest(${column("paidOn")}::text[]) as paid_on,
+          unnest(${column("method")}::text[]) as method, unnest(${column("reference")}::text[]) as reference,
+          unnest(${column("fileId")}::uuid[]) as file_id)`.as("v"),
+      )
+      .set(set as Updateable<Database["payout_statement"]>)
+      .where(sql<boolean>`payout_statement.id = v.id`)
+      .where("payout_statement.state", "in", [...params.from])
+      .execute();
+  });
+}
+
+/** The columns a change of state sets (setStatementStates). */
+function columnsOf(change: StatementStateChange): Record<string, unknown> {
   const set: Record<string, unknown> = {
     state: change.state,
     state_changed_at: change.at,
@@ -105,14 +163,7 @@ export async function setStatementStates(
     set.payable_usd = "0";
     set.carry_out_usd = sql<string>`available_usd`;
   }
-  await inChunks(params.ids, async (ids) => {
-    await trx
-      .updateTable("payout_statement")
-      .set(set as Updateable<Database["payout_statement"]>)
-      .where("id", "in", ids)
-      .where("state", "in", [...params.from])
-      .execute();
-  });
+  return set;
 }
 
 export async function insertStatements(trx: Trx, rows: readonly Insertable<Database["payout_statement"]>[]) {

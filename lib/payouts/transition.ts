@@ -12,6 +12,7 @@ import {
   insertStatementEvents,
   type LockedStatement,
   listStatementsForUpdate,
+  setStatementPayments,
   setStatementStates,
   type StatementEventInput,
   type StatementStateChange,
@@ -195,28 +196,30 @@ async function writeStatements(
   as: ActingAs,
 ): Promise<void> {
   const from = rule.from ?? [];
-  const change = (to: PayoutStatementState, one?: Changed): StatementStateChange => ({
+  const change = (to: PayoutStatementState): StatementStateChange => ({
     state: to,
     changedByEmail: as.actor?.email ?? null,
     at: step.now,
     closes: CLOSED_STATES.includes(to),
     holdReason: to === "held" ? (req.holdReason ?? null) : from.includes("held") ? null : undefined,
-    payment: to === "paid" ? (one && req.paymentOf ? req.paymentOf(one) : req.payment) : undefined,
+    payment: to === "paid" ? req.payment : undefined,
     carryWhole: rule.carriesWhole,
     reopens: from.includes("paid") && !CLOSED_STATES.includes(to),
     // The file a statement goes into is set by the transition's own writes; leaving in_payment clears it.
     paymentFileId: from.includes("in_payment") && to !== "in_payment" ? null : undefined,
   });
-  // Per-statement payments (a provider's transaction id each) are written one by one.
-  if (req.paymentOf) {
-    for (const c of step.changed) {
-      if (c.state !== c.to) await setStatementStates(trx, { ids: [c.id], from, change: change(c.to, c) });
-    }
-  } else {
-    for (const to of new Set(step.changed.map((c) => c.to))) {
-      const ids = step.changed.filter((c) => c.to === to && c.state !== to).map((c) => c.id);
-      if (ids.length > 0) await setStatementStates(trx, { ids, from, change: change(to) });
-    }
+  for (const to of new Set(step.changed.map((c) => c.to))) {
+    const moved = step.changed.filter((c) => c.to === to && c.state !== to);
+    if (moved.length === 0) continue;
+    // Per-statement payments (a provider's transaction id each): each statement is paid with its own.
+    const { paymentOf } = req;
+    if (paymentOf && to === "paid")
+      await setStatementPayments(trx, {
+        payments: moved.map((c) => ({ id: c.id, ...paymentOf(c) })),
+        from,
+        change: change(to),
+      });
+    else await setStatementStates(trx, { ids: moved.map((c) => c.id), from, change: change(to) });
   }
   const events: StatementEventInput[] = [];
   for (const c of step.changed) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
+import { CHUNK_SIZE } from "@/db/queries/chunks";
 import { lastAnalyzedAt } from "@/db/queries/statistics";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
@@ -14,7 +15,8 @@ import { approvedBatch, approver, finance, preparer, setUpPaymentsDatabase } fro
  * read of its live files was planned for the items before the file (45 ms a view of a batch of 10,000 instead of 3 ms).
  */
 
-const RECIPIENTS = ANALYZE_AFTER_ROWS;
+// Past a chunk of the updates too: the payments go in two.
+const RECIPIENTS = Math.max(ANALYZE_AFTER_ROWS, CHUNK_SIZE) + 1;
 let db: Db;
 
 setUpPaymentsDatabase((database) => {
@@ -55,6 +57,23 @@ describe("statistics after profiles, payment files and results", () => {
       web(approver),
     );
     expect(imported.applied.paid).toBe(RECIPIENTS);
+    // Paid together, each with its own: the transaction id of its line, and the account its file item paid.
+    const transactionOf = new Map(items.map((i, n) => [i.reference, `TX-${n}`]));
+    const paid = await db
+      .selectFrom("payout_statement as s")
+      .innerJoin("payment_file_item as i", "i.statement_id", "s.id")
+      .select(["i.reference", "i.account_masked", "s.payment_reference", "s.payment_method", "s.paid_to_masked"])
+      .where("s.batch_id", "=", batchId)
+      .execute();
+    expect(paid).toHaveLength(RECIPIENTS);
+    for (const p of paid) {
+      expect(p.account_masked).toMatch(/^PayPal /);
+      expect(p).toMatchObject({
+        payment_reference: transactionOf.get(p.reference),
+        payment_method: "paypal",
+        paid_to_masked: p.account_masked,
+      });
+    }
     const afterResults = await lastAnalyzedAt(db, ["payment_file_item", "payment_result"]);
     expect(afterResults.payment_result).toBeInstanceOf(Date);
     expect(afterResults.payment_file_item?.getTime()).toBeGreaterThan(afterFile.payment_file_item?.getTime() ?? 0);
