@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db";
-import { auditActorLabel, searchAuditEntries } from "@/db/queries/audit";
+import { auditActorLabel, listAuditFacets, searchAuditEntries } from "@/db/queries/audit";
 import { recordAudit } from "@/lib/audit";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
 
@@ -44,6 +44,14 @@ describe("audit log", () => {
     );
     await expect(sql`truncate audit_log`.execute(db)).rejects.toThrow(/append-only/);
     expect(await db.selectFrom("audit_log").select(["id", "outcome"]).orderBy("id").execute()).toEqual(before);
+  });
+
+  it("offers every action, outcome and game the log holds, each once and in order, no game aside", async () => {
+    expect(await listAuditFacets(getDb())).toEqual({
+      actions: ["refund.call", "refund.request", "settings.support_refund_limit", "subscription.cancel"],
+      outcomes: ["needs_attention", "pending", "succeeded"],
+      games: ["g1", "g2"],
+    });
   });
 
   it("filters by action family, outcome, game, actor, target, key and time, with a total for paging", async () => {
