@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "kysely";
+import { type InferResult, sql } from "kysely";
 import type { DbOrTrx } from "@/db";
 import type { AccountingAccount } from "@/db/types";
 import { camelRow } from "./camel-row";
@@ -203,15 +203,7 @@ export async function pagePayeeTotals(
   };
 }
 
-type PayeeTotalsRow = {
-  recipient_player_id: string;
-  name: string | null;
-  email: string | null;
-  paid: string;
-  returned: string;
-  net: string;
-  payments: number;
-};
+type PayeeTotalsRow = InferResult<ReturnType<typeof payeeTotals>>[number];
 
 function toPayeeTotalRow(r: PayeeTotalsRow): PayeeTotalRow {
   return {

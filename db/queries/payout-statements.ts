@@ -1,5 +1,5 @@
 import "server-only";
-import { type Insertable, sql, type Updateable } from "kysely";
+import { type Expression, type Insertable, sql, type Updateable } from "kysely";
 import type { DbOrTrx, Trx } from "@/db";
 import type { Database, PayoutStatementState } from "@/db/types";
 import { anyOf, inChunks } from "./chunks";
@@ -61,15 +61,16 @@ export type StatementStateChange = {
 /**
  * The account a payment went to, masked, for the statement row being updated: the item of the file it was paid from
  * (the details the file was written with), else (a file made before items kept them, or a payment recorded by hand)
- * the recipient's profile, for a payment by hand only when the profile's method is the payment's.
+ * the recipient's profile, for a payment by hand only when the profile's method is the payment's. `method` and
+ * `fileId` are the payment's, as values or as the columns of the rows an update reads them from.
  */
-function paidTo(payment: { method: string; fileId?: string | null }) {
-  const profile = (methodMatters: boolean) => sql<string | null>`(select p.details_masked from payout_profile p
-    where p.game_id = payout_statement.game_id and p.player_id = payout_statement.recipient_player_id
-      and (${!methodMatters} or p.method = ${payment.method}))`;
-  if (!payment.fileId) return profile(true);
-  return sql<string | null>`coalesce((select i.account_masked from payment_file_item i
-    where i.file_id = ${payment.fileId} and i.statement_id = payout_statement.id), ${profile(false)})`;
+function paidTo(payment: { method: Expression<unknown>; fileId: Expression<unknown> }) {
+  return sql<string | null>`coalesce(
+    (select i.account_masked from payment_file_item i
+      where i.file_id = ${payment.fileId} and i.statement_id = payout_statement.id),
+    (select p.details_masked from payout_profile p
+      where p.game_id = payout_statement.game_id and p.player_id = payout_statement.recipient_player_id
+        and (${payment.fileId} is not null or p.method = ${payment.method})))`;
 }
 
 /** Moves the statements given to a state, only those still in one of `from`. */
@@ -109,14 +110,7 @@ export async function setStatementPayments(
     paid_on: sql`v.paid_on::date`,
     payment_method: sql`v.method`,
     payment_reference: sql`v.reference`,
-    // As paidTo, for each payment: the item of its file, else the profile (whose method must be the payment's when
-    // no file paid it).
-    paid_to_masked: sql<string | null>`coalesce(
-      (select i.account_masked from payment_file_item i
-        where i.file_id = v.file_id and i.statement_id = payout_statement.id),
-      (select p.details_masked from payout_profile p
-        where p.game_id = payout_statement.game_id and p.player_id = payout_statement.recipient_player_id
-          and (v.file_id is not null or p.method = v.method)))`,
+    paid_to_masked: paidTo({ method: sql`v.method`, fileId: sql`v.file_id` }),
   };
   await inChunks(params.payments, async (chunk) => {
     const column = <K extends keyof StatementPayment>(key: K) => chunk.map((c) => c[key] ?? null);
@@ -148,7 +142,8 @@ function columnsOf(change: StatementStateChange): Record<string, unknown> {
     set.paid_on = change.payment.paidOn;
     set.payment_method = change.payment.method;
     set.payment_reference = change.payment.reference;
-    set.paid_to_masked = paidTo(change.payment);
+    const { method, fileId } = change.payment;
+    set.paid_to_masked = paidTo({ method: sql`${method}::text`, fileId: sql`${fileId || null}::uuid` });
   }
   if (change.reopens) {
     set.closed_at = null;

@@ -54,6 +54,8 @@ function paymentStep(
 
 /** A provider's result recorded per statement, its file item settled. */
 const RESULT: readonly AnalyzedTable[] = ["payment_result", "payment_file_item"];
+/** The same, the money back recorded too. */
+const RESULT_BACK: readonly AnalyzedTable[] = [...RESULT, "payment_return"];
 
 export const TRANSITIONS = {
   approve: {
@@ -134,15 +136,9 @@ export const TRANSITIONS = {
   // Results: a payment the provider made closes the statement as paid.
   payment_succeeded: paymentStep("payouts.payment.paid", "in_payment", "paid", "paid", RESULT),
   // Results: a payment the provider rejected or that failed is owed again (approved) with its reason.
-  payment_rejected: paymentStep("payouts.payment.rejected", "in_payment", "approved", "payment_rejected", [
-    ...RESULT,
-    "payment_return",
-  ]),
+  payment_rejected: paymentStep("payouts.payment.rejected", "in_payment", "approved", "payment_rejected", RESULT_BACK),
   // A paid payment came back (from the provider's results, or undone by hand): owed again.
-  return_payment: paymentStep("payouts.payment.returned", "paid", "returned", "payment_returned", [
-    ...RESULT,
-    "payment_return",
-  ]),
+  return_payment: paymentStep("payouts.payment.returned", "paid", "returned", "payment_returned", RESULT_BACK),
   approve_batch: {
     audit: "payouts.batch.approve",
     batchFrom: ["draft"],
