@@ -162,9 +162,13 @@ async function liabilityIn(db: Trx, params: { gameId: string; asOf: Date }): Pro
     else a.rolled = a.rolled.plus(out);
   }
 
-  // Windows ended by then with no batch then: their latest snapshot version. Windows overlapping a batch, or one
-  // already taken (a quarter beside its months holds the same renewals), are left out.
-  const taken = batches.map((b) => ({ start: b.windowStart.getTime(), end: b.windowEnd.getTime() }));
+  // Windows ended by then with no batch then: their latest snapshot version. Windows overlapping a batch counted
+  // above, or one already taken (a quarter beside its months holds the same renewals), are left out. A batch of a
+  // window not ended by then counts nothing, so a window it overlaps still counts from its snapshot (March, ended,
+  // beside a batch of 15 March to 15 April prepared early).
+  const taken = batches
+    .filter((b) => endedBatches.has(b.id))
+    .map((b) => ({ start: b.windowStart.getTime(), end: b.windowEnd.getTime() }));
   const unbatched: string[] = [];
   for (const s of snapshots) {
     const start = s.windowStart.getTime();
