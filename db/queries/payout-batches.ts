@@ -1,7 +1,6 @@
 import "server-only";
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { Db, DbOrTrx, Trx } from "@/db";
-import type { TimeWindow } from "@/core/time";
 import type { Database, PayoutBatchStatus } from "@/db/types";
 import { waitingAtMost } from "./locks";
 import { countRows } from "./paging";
@@ -127,17 +126,4 @@ export async function listLiveBatchesByWindow(
       { id: r.id, status: r.status, snapshotId: r.snapshot_id, held: Number(r.held ?? 0) },
     ]),
   );
-}
-
-/** The live (not discarded) batch of exactly this window, if any. */
-export async function getLiveBatchId(db: Db, params: { gameId: string; window: TimeWindow }): Promise<string | null> {
-  const row = await db
-    .selectFrom("payout_batch")
-    .select("id")
-    .where("game_id", "=", params.gameId)
-    .where("window_start", "=", new Date(params.window.startMs))
-    .where("window_end", "=", new Date(params.window.endMs))
-    .where("status", "<>", "discarded")
-    .executeTakeFirst();
-  return row?.id ?? null;
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
+import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
 import { dateText } from "./profiles";
 import type { PayoutStatementState } from "@/db/types";
@@ -16,6 +17,15 @@ export type PayoutBatchRow = Awaited<ReturnType<ReturnType<typeof batchQuery>["e
 
 export async function getPayoutBatchRow(db: DbOrTrx, params: { gameId: string; batchId: string }) {
   return batchQuery(db, params.gameId).where("id", "=", params.batchId).executeTakeFirst();
+}
+
+/** The live (not discarded) batch of exactly this window, if any. */
+export async function getLiveBatchRow(db: DbOrTrx, params: { gameId: string; window: TimeWindow }) {
+  return batchQuery(db, params.gameId)
+    .where("window_start", "=", new Date(params.window.startMs))
+    .where("window_end", "=", new Date(params.window.endMs))
+    .where("status", "<>", "discarded")
+    .executeTakeFirst();
 }
 
 /** Batches of a game, newest window first; discarded ones only when asked. */

@@ -5,7 +5,7 @@ import type { PayoutStatementState } from "@/db/types";
 import { formatUsd, netInCents } from "@/core/money";
 import { formatInstant } from "@/core/time";
 import { statementsOfBatch } from "./batch-statements";
-import { countTallied } from "./batch-tally";
+import { type BatchCounts, countTallied } from "./batch-tally";
 import { matchesRecipient } from "./payout-recipients";
 import { firstValue } from "./scalar";
 import { snapshotNetInCents } from "./snapshot-columns";
@@ -88,6 +88,8 @@ export type PayoutTableQuery = {
   state?: PayoutStatementState;
   page: number;
   pageSize: number;
+  /** The batch's tally (summarizeBatch), when the caller reads it anyway: the count without a search or filter. */
+  tally?: Promise<BatchCounts | null>;
 };
 
 const STATEMENT_SORT: Record<PayoutTableSort, string> = {
@@ -250,7 +252,14 @@ export async function listPayoutTable(
     if (params.filter === "carried_in") base = base.where("st.carried_in_usd", "<>", "0");
     // Without a search or a filter, the batch's tally has the count (all statements, or those in one state).
     const batch = { gameId: params.gameId, batchId: params.batchId };
-    const tallied = q || params.filter ? undefined : () => countTallied(db, batch, params.state);
+    const tallied =
+      q || params.filter
+        ? undefined
+        : async () => {
+            const counts = await params.tally;
+            if (!counts) return countTallied(db, batch, params.state);
+            return params.state ? counts.byState[params.state].count : counts.total;
+          };
     const { rows, total } = await fetchPage(
       params,
       base,
@@ -347,6 +356,6 @@ export function formatAsOf(date: Date): string {
   return formatInstant(date);
 }
 
-export { getLiveBatchId, listLiveBatchesByWindow } from "./payout-batches";
+export { listLiveBatchesByWindow } from "./payout-batches";
 export * from "./payout-recipients";
 export { type BatchCounts, countPaymentStates, STATEMENT_STATES, summarizeBatch } from "./batch-tally";

@@ -60,6 +60,8 @@ export type SnapshotHeader = {
    * refunds or renewals received (`waiting`) whose processing will write theirs.
    */
   stale: { since: Date; reason: string; marks: number; waiting: number } | null;
+  /** No newer version of the window was published when this header was read. */
+  latest: boolean;
 };
 
 function staleMarks(eb: ExpressionBuilder<Database, "snapshot">) {
@@ -107,6 +109,7 @@ function headerQuery(db: Db, gameId: string) {
         .select((e) => e.fn.countAll<string>().as("n"))
         .as("stale_marks"),
       staleMarks(eb).select("m.reason").orderBy("m.marked_at", "desc").limit(1).as("stale_reason"),
+      isLatestVersion("snapshot").as("is_latest"),
     ])
     .where("snapshot.game_id", "=", gameId);
 }
@@ -176,6 +179,7 @@ function toHeader(r: HeaderRow): SnapshotHeader {
     buildNotes: r.build_notes,
     drift: { status: r.drift_status, count: r.drift_count, comparedTo: r.compared_to_snapshot_id },
     stale: staleOf(r),
+    latest: r.is_latest,
   };
 }
 

@@ -3,7 +3,7 @@ import type { DbOrTrx } from "@/db";
 import { listNegativeBalancesElsewhere } from "@/db/queries/payout-balances";
 import { formatUsdText } from "@/lib/format";
 import { formatUsd } from "@/lib/money";
-import { profileFlagsOf } from "@/lib/profiles/flags";
+import { profileFlagsOf, type ProfileRules } from "@/lib/profiles/flags";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { windowLabel } from "./window-key";
 
@@ -17,7 +17,14 @@ export type RecipientFlagNow = {
   raisedAt: Date | null;
 };
 
-type Params = { gameId: string; batchId: string; recipientPlayerId?: number; recipientPlayerIds?: readonly number[] };
+type Params = {
+  gameId: string;
+  batchId: string;
+  recipientPlayerId?: number;
+  recipientPlayerIds?: readonly number[];
+  /** The profile rules when the caller read them already (readProfileRules). */
+  rules?: ProfileRules;
+};
 
 /**
  * `negative_balance_elsewhere` on each statement of the batch still to be approved, released or paid with something

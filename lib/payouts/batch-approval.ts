@@ -3,7 +3,7 @@ import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
-import { gameUsesProfiles, listFlagCandidates } from "@/db/queries/profiles";
+import { listFlagCandidates } from "@/db/queries/profiles";
 import { summarizeBatch } from "@/db/queries/batch-tally";
 import type { LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
@@ -20,8 +20,7 @@ import { readPayoutSettings } from "./settings";
 import { describeFlags, type Skipped, transition } from "./transition";
 import { TRANSITIONS } from "./transition-table";
 import { refusePaidOnBefore } from "./paid-on";
-import { readProfileSettings } from "@/lib/profiles/settings";
-import { formatInstant } from "@/lib/time";
+import { type ProfileRules, readProfileRules } from "@/lib/profiles/flags";
 
 type Target = { gameId: string; batchId: string };
 
@@ -97,9 +96,16 @@ async function approvedFlagged(
  * overrides): `read` as the caller read them already (the window page), read here otherwise. The window's flags stand
  * on every statement: the callers ask only when none is open.
  */
-async function sharedFlags(db: Db, batch: Target & { snapshotId: string }, read?: BatchFlags): Promise<BatchFlags> {
-  const shared = read ?? (await readRecipientFlags(db, { ...batch, recipientPlayerIds: [] }));
-  return { ...shared, window: [] };
+async function sharedFlags(
+  db: Db,
+  batch: Target & { snapshotId: string },
+  read?: BatchFlags,
+): Promise<BatchFlags & { rules: ProfileRules }> {
+  const [shared, rules] = await Promise.all([
+    read ?? readRecipientFlags(db, { ...batch, recipientPlayerIds: [] }),
+    read?.rules ?? readProfileRules(db, batch),
+  ]);
+  return { ...shared, window: [], rules };
 }
 
 /** The batch's statements in `state` that a flag could stand open on (listFlagCandidates). */
@@ -107,14 +113,14 @@ async function flagCandidates(
   db: Db,
   batch: Target,
   state: "approved" | "draft",
-  shared: BatchFlags,
+  shared: BatchFlags & { rules: ProfileRules },
 ): Promise<{ recipientPlayerId: number; recipientFlags: string[] }[]> {
-  const [{ requireTaxForm }, profilesInUse] = await Promise.all([readProfileSettings(db), gameUsesProfiles(db, batch)]);
+  const { requireTaxForm, profilesInUse, today } = shared.rules;
   return listFlagCandidates(db, {
     ...batch,
     state,
     profilesInUse,
-    taxFormBy: requireTaxForm ? formatInstant(Date.now()).slice(0, 10) : null,
+    taxFormBy: requireTaxForm ? today : null,
     also: [...new Set(shared.disputes.flatMap((f) => (f.recipientPlayerId === null ? [] : [f.recipientPlayerId])))],
   });
 }
@@ -123,13 +129,14 @@ async function flagCandidates(
 async function* evaluated(
   db: Db,
   batch: Target & { snapshotId: string },
-  shared: BatchFlags,
+  shared: BatchFlags & { rules: ProfileRules },
   statements: readonly { recipientPlayerId: number; recipientFlags: string[] }[],
 ): AsyncGenerator<{ recipientPlayerId: number; open: ActiveFlag[] }> {
   for (let i = 0; i < statements.length; i += 1000) {
     const page = statements.slice(i, i + 1000);
     const recipientPlayerIds = page.map((s) => s.recipientPlayerId);
-    const flags = { ...shared, profiles: await recipientFlagsNow(db, { ...batch, recipientPlayerIds }) };
+    const profiles = await recipientFlagsNow(db, { ...batch, recipientPlayerIds, rules: shared.rules });
+    const flags = { ...shared, profiles };
     for (const s of page)
       yield { recipientPlayerId: s.recipientPlayerId, open: openFlagsOf(flags, s.recipientPlayerId, s.recipientFlags) };
   }

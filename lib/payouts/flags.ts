@@ -12,6 +12,7 @@ import { formatUsd } from "@/lib/money";
 import { FLAG_INFO, type PayoutFlag } from "./flag-info";
 import { countOf, formatUsdText } from "@/lib/format";
 import { recipientFlagsNow } from "./balance-flags";
+import type { ProfileRules } from "@/lib/profiles/flags";
 import { listDisputesOfBatch } from "./snapshot-disputes";
 import { windowLabel } from "./window-key";
 
@@ -100,8 +101,11 @@ export async function windowFlagsOf(db: DbOrTrx, snapshot: SnapshotHeader): Prom
   if (!snapshot.windowClosed)
     flags.push(windowFlag("window_open", "read before the window's end", snapshotCause, snapshot.publishedAt));
   // Each version is compared with the one before it: a drift anywhere after this version means the figures may have
-  // moved from the ones paid, even when the latest version reproduced the one before it.
-  const versions = await listSnapshotVersions(db, { gameId: snapshot.gameId, window: snapshot.window });
+  // moved from the ones paid, even when the latest version reproduced the one before it. The versions are read only
+  // when the header found a newer one.
+  const versions = snapshot.latest
+    ? []
+    : await listSnapshotVersions(db, { gameId: snapshot.gameId, window: snapshot.window });
   const latest = versions[0];
   if (latest && latest.id !== snapshot.id && latest.version > snapshot.version) {
     const drifted = versions.filter((v) => v.version > snapshot.version && v.drift.status === "drift");
@@ -193,6 +197,8 @@ export type BatchFlags = {
   overrides: FlagOverride[];
   /** Raised now rather than stored: by the payout profiles and by negative balances elsewhere (balance-flags.ts). */
   profiles?: ActiveFlag[];
+  /** What the profile flags are evaluated under, when read already (lib/profiles/flags.ts readProfileRules). */
+  rules?: ProfileRules;
 };
 
 type BatchFlagsParams = {

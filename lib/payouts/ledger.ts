@@ -7,6 +7,7 @@ import { formatInstant } from "@/lib/time";
 import { iteratePayoutStatements, type PayoutStatement } from "./statements";
 
 export {
+  getLiveBatch,
   getPayoutBatch,
   iteratePayoutStatements,
   listPayoutBatches,

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db";
 import {
+  getLiveBatchRow,
   getPayoutBatchRow,
   listPayoutBatchRows,
   listPayoutStatementPage,
@@ -9,6 +10,7 @@ import {
   type StatementPageKey,
 } from "@/db/queries/payout-ledger";
 import type { PayoutBatchStatus, PayoutStatementState } from "@/db/types";
+import type { TimeWindow } from "@/core/time";
 import { formatUsd } from "@/lib/money";
 import { formatInstant } from "@/lib/time";
 
@@ -111,6 +113,15 @@ export async function getPayoutBatch(
   params: { gameId: string; batchId: string },
 ): Promise<PayoutBatchSummary | null> {
   const row = await getPayoutBatchRow(db, params);
+  return row ? toBatchSummary(row) : null;
+}
+
+/** The live (not discarded) batch of exactly this window, if any. */
+export async function getLiveBatch(
+  db: Db,
+  params: { gameId: string; window: TimeWindow },
+): Promise<PayoutBatchSummary | null> {
+  const row = await getLiveBatchRow(db, params);
   return row ? toBatchSummary(row) : null;
 }
 

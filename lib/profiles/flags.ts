@@ -44,14 +44,22 @@ export function detailsChangeOf(cause: string): string | null {
 }
 
 /**
+ * What a game's profile flags are evaluated under: whether a tax form is required (and the day a form expires
+ * against), and whether the game has taken up payout profiles at all. Read once for all that a view asks.
+ */
+export type ProfileRules = { requireTaxForm: boolean; today: string; profilesInUse: boolean };
+
+export async function readProfileRules(db: Db, params: { gameId: string }): Promise<ProfileRules> {
+  const [settings, profilesInUse] = await Promise.all([readProfileSettings(db), gameUsesProfiles(db, params)]);
+  return { requireTaxForm: settings.requireTaxForm, today: formatInstant(Date.now()).slice(0, 10), profilesInUse };
+}
+
+/**
  * The profile flags of one recipient's payable statement, from its facts. Pure. The cause of
  * `payout_details_changed` is the change that set the details in force, so an override acknowledges that change and
  * no later one; once the recipient is paid after it, the flag is gone.
  */
-export function profileFlagsOfFacts(
-  facts: ProfileFlagFacts,
-  rules: { requireTaxForm: boolean; today: string; profilesInUse: boolean },
-): ProfileActiveFlag[] {
+export function profileFlagsOfFacts(facts: ProfileFlagFacts, rules: ProfileRules): ProfileActiveFlag[] {
   const flags: ProfileActiveFlag[] = [];
   // A game whose recipients have no payout details at all has not taken up payout profiles: its batches are not
   // blocked recipient by recipient until the first details are entered.
@@ -133,19 +141,22 @@ export function profileFlagsOfFacts(
   return flags;
 }
 
-/** The profile flags of a batch's payable statements (or of one recipient's), evaluated now. */
+/** The profile flags of a batch's payable statements (or of one recipient's), evaluated now, under `rules` if read. */
 export async function profileFlagsOf(
   db: Db,
-  params: { gameId: string; batchId: string; recipientPlayerId?: number; recipientPlayerIds?: readonly number[] },
+  params: {
+    gameId: string;
+    batchId: string;
+    recipientPlayerId?: number;
+    recipientPlayerIds?: readonly number[];
+    rules?: ProfileRules;
+  },
 ): Promise<ProfileActiveFlag[]> {
   // No recipient asked about (the flags a batch shares, read apart from any page of its statements): none to read.
   if (params.recipientPlayerIds?.length === 0) return [];
-  const [facts, settings, profilesInUse] = await Promise.all([
+  const [facts, rules] = await Promise.all([
     listProfileFlagFacts(db, params),
-    readProfileSettings(db),
-    gameUsesProfiles(db, params),
+    params.rules ?? readProfileRules(db, params),
   ]);
-  const today = formatInstant(Date.now()).slice(0, 10);
-  const rules = { requireTaxForm: settings.requireTaxForm, today, profilesInUse };
   return facts.flatMap((f) => profileFlagsOfFacts(f, rules));
 }

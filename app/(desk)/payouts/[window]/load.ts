@@ -2,7 +2,6 @@ import "server-only";
 import { z } from "zod";
 import { notFound } from "next/navigation";
 import { type Db, getDb } from "@/db";
-import { getLiveBatchId } from "@/db/queries/payouts";
 import type { SnapshotDisputeRow } from "@/db/queries/disputes";
 import { listDisputesOfBatch } from "@/lib/payouts/snapshot-disputes";
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
@@ -17,11 +16,12 @@ import {
   listFlagOverrides,
   windowFlagsOf,
 } from "@/lib/payouts/flags";
-import { getPayoutBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
+import { getLiveBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
 import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
 import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
 import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
 import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
+import { type ProfileRules, readProfileRules } from "@/lib/profiles/flags";
 import { parseWindowKey } from "@/lib/payouts/window-key";
 import type { TimeWindow } from "@/lib/time";
 
@@ -44,6 +44,8 @@ export type WindowReview = {
   disputes: SnapshotDisputeRow[];
   overrides: FlagOverride[];
   settings: PayoutSettings;
+  /** What the recipients' profile flags are evaluated under, read once for the whole view (with a batch only). */
+  rules: ProfileRules | undefined;
 };
 
 /**
@@ -55,8 +57,7 @@ export async function loadWindowReview(
   params: { gameId: string; window: TimeWindow; snapshotId?: string; recipientPlayerId?: number },
 ): Promise<WindowReview | null> {
   const { gameId, window } = params;
-  const batchId = await getLiveBatchId(db, { gameId, window });
-  const batch = batchId ? await getPayoutBatch(db, { gameId, batchId }) : null;
+  const batch = await getLiveBatch(db, { gameId, window });
   // A prepared batch pays from the version it was built on; the pages show that version.
   const snapshot = batch
     ? await getSnapshot(db, { gameId, snapshotId: batch.snapshotId })
@@ -64,7 +65,7 @@ export async function loadWindowReview(
       ? await getSnapshot(db, { gameId, snapshotId: params.snapshotId })
       : await getLatestSnapshot(db, { gameId, window });
   if (!snapshot || snapshot.window.startMs !== window.startMs || snapshot.window.endMs !== window.endMs) return null;
-  const [windowFlags, disputes, overrides, settings] = await Promise.all([
+  const [windowFlags, disputes, overrides, settings, rules] = await Promise.all([
     windowFlagsOf(db, snapshot),
     listDisputesOfBatch(db, {
       gameId,
@@ -74,8 +75,9 @@ export async function loadWindowReview(
     }),
     batch ? listFlagOverrides(db, { gameId, batchId: batch.id }) : Promise.resolve([]),
     readPayoutSettings(db),
+    batch ? readProfileRules(db, { gameId }) : undefined,
   ]);
-  return { batch, snapshot, windowFlags, disputes, overrides, settings };
+  return { batch, snapshot, windowFlags, disputes, overrides, settings, rules };
 }
 
 /**
@@ -119,6 +121,7 @@ export async function batchCountsOf(
     disputes: disputeFlagsOf(review.disputes),
     disputeRows: review.disputes,
     overrides: review.overrides,
+    rules: review.rules,
   };
   const draft = counts?.byState.draft.count ?? 0;
   const approved = counts?.byState.approved.count ?? 0;

@@ -83,10 +83,13 @@ export default async function WindowPage({ params, searchParams }: Props) {
   // With that filter the flags raised now are read once, over the whole batch: the filter takes every recipient they
   // name, the rows shown below their own.
   const batchFlagsNow =
-    batch && filter === "flagged" ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id }) : undefined;
+    batch && filter === "flagged"
+      ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, rules: review.rules })
+      : undefined;
   const flaggedElsewhere = batchFlagsNow ? recipientsFlaggedBy(disputeFlags, batchFlagsNow) : undefined;
+  const tally = batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null);
   const [counts, table] = await Promise.all([
-    batch ? summarizeBatch(db, { gameId: game.id, batchId: batch.id }) : Promise.resolve(null),
+    tally,
     listPayoutTable(db, {
       gameId: game.id,
       snapshotId: snapshot.id,
@@ -99,6 +102,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
       state: STATEMENT_STATES.find((s) => s === state.filters.state),
       page: state.page,
       pageSize: state.pageSize,
+      tally,
     }),
   ]);
   const overriddenByRecipient: Record<string, string[]> = {};
@@ -117,7 +121,12 @@ export default async function WindowPage({ params, searchParams }: Props) {
     ...(batchFlagsNow
       ? batchFlagsNow.filter((f) => shownSet.has(f.recipientPlayerId))
       : batch
-        ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerIds: shown })
+        ? await recipientFlagsNow(db, {
+            gameId: game.id,
+            batchId: batch.id,
+            recipientPlayerIds: shown,
+            rules: review.rules,
+          })
         : []),
   ];
   for (const row of table.rows) {

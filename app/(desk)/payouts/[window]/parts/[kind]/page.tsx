@@ -5,9 +5,8 @@ import { LinkButton } from "@/app/_components/ui/link-button";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { Panel } from "../../panel";
 import { requirePageRole } from "@/lib/auth/session";
-import { getLiveBatchId } from "@/db/queries/payouts";
 import { countOf } from "@/lib/format";
-import { getPayoutBatch } from "@/lib/payouts/ledger";
+import { getLiveBatch } from "@/lib/payouts/ledger";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { ExportLinks } from "../../export-links";
 import { exportUnavailable, isPartedKind, PARTED_FILES, type PartedKind, partLinks } from "../../exports-list";
@@ -48,8 +47,7 @@ export default async function JournalPartsPage({ params }: Props) {
     { label: "Payouts", href: "/payouts" },
     { label, href: back },
   ];
-  const batchId = game ? await getLiveBatchId(db, { gameId: game.id, window }) : null;
-  const batch = game && batchId ? await getPayoutBatch(db, { gameId: game.id, batchId }) : null;
+  const batch = game ? await getLiveBatch(db, { gameId: game.id, window }) : null;
   const reason =
     game && batch
       ? await exportUnavailable(db, kind, { gameId: game.id, batch })

@@ -70,7 +70,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
 
   const review = await loadWindowReview(db, { gameId: game.id, window, recipientPlayerId: playerId });
   if (!review) notFound();
-  const { batch, snapshot, windowFlags, disputes: disputeRows, overrides, settings } = review;
+  const { batch, snapshot, windowFlags, disputes: disputeRows, overrides, settings, rules } = review;
   const statementId = batch
     ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
     : null;
@@ -113,7 +113,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
     disputeRows,
     overrides,
     profiles: batch
-      ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
+      ? await recipientFlagsNow(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId, rules })
       : [],
   };
   const openFlags = statement
