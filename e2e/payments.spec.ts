@@ -323,9 +323,7 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
   await shoot(page, "finance-return-payment-two-person");
 });
 
-test("[finance] another finance user records a payment marked paid by mistake as returned, and is told so", async ({
-  page,
-}) => {
+test("[finance] another finance user undoes a payment marked paid by mistake, and is told so", async ({ page }) => {
   await signIn(page, { email: SECOND_FINANCE });
   await page.goto(WINDOW_PATH);
   const panel = page.getByRole("region", { name: "Payment files" });
@@ -337,9 +335,11 @@ test("[finance] another finance user records a payment marked paid by mistake as
   const shown = await choice.locator(`option[value^="${mistaken?.statementId}@"]`).getAttribute("value");
   await choice.selectOption(shown ?? "");
   await dialog.getByLabel("Reason").fill("Marked paid by mistake: the bank never sent it");
+  await dialog.getByLabel("It was never sent: “paid” was recorded by mistake").check();
+  await shoot(page, "finance-return-payment-never-sent");
   await dialog.getByRole("button", { name: "Record as returned" }).click();
   await expect(dialog).toHaveCount(0);
-  await expect(page.getByRole("status").filter({ hasText: "recorded as returned; it is owed again" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "undone (recorded by mistake, never sent)" })).toBeVisible();
   expect((await statesOf(batchId))[mistaken?.id ?? 0]).toBe("returned");
   await shoot(page, "finance-return-payment-notice");
 });

@@ -46,6 +46,7 @@ import * as negativeBalanceIdx from "./2026_12_13_0900_negative_balance_idx";
 import * as taxFormWithdrawnCause from "./2026_12_14_0900_tax_form_withdrawn_cause";
 import * as liabilityIdx from "./2026_12_15_0900_liability_idx";
 import * as auditFacetsIdx from "./2026_12_15_0930_audit_facets_idx";
+import * as paymentReturnUndone from "./2026_12_16_0900_payment_return_undone";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -102,4 +103,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_14_0900_tax_form_withdrawn_cause": taxFormWithdrawnCause,
   "2026_12_15_0900_liability_idx": liabilityIdx,
   "2026_12_15_0930_audit_facets_idx": auditFacetsIdx,
+  "2026_12_16_0900_payment_return_undone": paymentReturnUndone,
 };

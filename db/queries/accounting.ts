@@ -228,6 +228,8 @@ function payeeTotals(db: DbOrTrx, params: { gameId: string; year: number }) {
       .innerJoin("payout_statement as s", "s.id", "r.statement_id")
       .where("r.game_id", "=", params.gameId)
       .where("r.kind", "=", "returned")
+      // A payment undone by hand was recorded by mistake: never made, it is in no year.
+      .where("r.undone", "=", false)
       .where("r.paid_on", "is not", null);
   return db
     .with("movements", (qb) =>

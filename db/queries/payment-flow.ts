@@ -32,10 +32,7 @@ export async function getPaymentFile(db: DbOrTrx, p: { gameId: string; fileId: s
 
 export type StoredPaymentFile = NonNullable<Awaited<ReturnType<typeof getPaymentFile>>>;
 
-/**
- * The statements of a batch with a payable, their recipient, provider reference and the number of payment files they
- * were in before, for writing a file.
- */
+/** A batch's statements with a payable: recipient, provider reference, files they were in before (to write a file). */
 export async function listPayableStatements(db: DbOrTrx, p: { gameId: string; batchId: string }) {
   return statementsOfBatch(db, p)
     .innerJoin("payout_batch as b", "b.id", "st.batch_id")
@@ -129,7 +126,8 @@ export async function listItemsByReference(
       "s.recipient_player_id as recipientPlayerId",
       "s.payment_reference as paymentReference",
       "s.closed_at as paidAt",
-      // A payment of the statement recorded as returned by hand: a provider's report may list that return again.
+      // A payment of the statement recorded as returned by hand (not one undone: it never reached a provider): a
+      // provider's report may list that return again.
       (eb) =>
         eb
           .exists(
@@ -138,7 +136,8 @@ export async function listItemsByReference(
               .select("r.id")
               .whereRef("r.statement_id", "=", "s.id")
               .where("r.kind", "=", "returned")
-              .where("r.result_id", "is", null),
+              .where("r.result_id", "is", null)
+              .where("r.undone", "=", false),
           )
           .as("returnedByHand"),
       // The payment recorded on the statement is this item's: a paid result of its file naming that payment, and the
@@ -237,6 +236,7 @@ export type NewPaymentReturn = {
   reason: string;
   fileId: string | null;
   resultId: string | null;
+  undone?: boolean;
   paidAt: Date | null;
   paidOn: string | null;
   paymentMethod: string | null;
@@ -261,6 +261,7 @@ export type PaymentReturnRow = {
   kind: PaymentReturnKind;
   amountUsd: string;
   reason: string;
+  undone: boolean;
   paidAt: Date | null;
   paidOn: string | null;
   paymentMethod: string | null;
@@ -284,6 +285,7 @@ export async function listPaymentReturns(
       "kind",
       "amount_usd",
       "reason",
+      "undone",
       "paid_at",
       sql<string | null>`to_char(paid_on, 'YYYY-MM-DD')`.as("paid_on"),
       "payment_method",
@@ -305,6 +307,7 @@ export async function listPaymentReturns(
     kind: r.kind,
     amountUsd: r.amount_usd,
     reason: r.reason,
+    undone: r.undone,
     paidAt: r.paid_at,
     paidOn: r.paid_on,
     paymentMethod: r.payment_method,
@@ -314,11 +317,12 @@ export async function listPaymentReturns(
   }));
 }
 
-/** Whether a payment of the batch came back after it was paid (a `payment_returned` ledger entry exists). */
+/** Whether a payment of the batch came back after it was paid (a `payment_returned` entry; not one undone). */
 export async function batchHasReturnedPayment(db: DbOrTrx, p: { gameId: string; batchId: string }): Promise<boolean> {
   const returned = db
     .selectFrom("payment_return")
-    .where((eb) => eb.and({ game_id: p.gameId, batch_id: p.batchId, kind: "returned" }).and("paid_at", "is not", null));
+    .where("paid_at", "is not", null)
+    .where((eb) => eb.and({ game_id: p.gameId, batch_id: p.batchId, kind: "returned", undone: false }));
   return (await firstValue(returned.select("id").limit(1), "id")) !== null;
 }
 

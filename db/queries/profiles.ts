@@ -233,7 +233,7 @@ export type ProfileFlagFacts = {
   lastPaidAt: Date | null;
   /** When this statement's batch was approved; null while it is a draft. */
   batchApprovedAt: Date | null;
-  /** The newest payment to the recipient that was rejected or came back (payment_return), if any. */
+  /** The newest payment to the recipient that was rejected or came back (payment_return, not one undone), if any. */
   lastReturn: { id: string; at: Date } | null;
   /** The email on the recipient's statement in this batch (the service's player record). */
   email: string | null;
@@ -296,7 +296,7 @@ export async function listProfileFlagFacts(
       f.server_answer as refused_answer, f.failed_at as refused_at
     from payout_statement s
     left join lateral (select r.id, r.at from payment_return r
-      where r.game_id = s.game_id and r.recipient_player_id = s.recipient_player_id
+      where r.game_id = s.game_id and r.recipient_player_id = s.recipient_player_id and not r.undone
       order by r.at desc, r.id desc limit 1) lr on true
     left join payout_profile pp on pp.game_id = s.game_id and pp.player_id = s.recipient_player_id
     left join statement_delivery_failure f on f.game_id = s.game_id
@@ -364,7 +364,8 @@ export async function listFlagCandidates(
              and (pp.details_version > 1
                or pp.details_applied_at > (select b.approved_at from payout_batch b where b.id = ${p.batchId})))
          -- The recipients of the game's returns, refusals and negative balances, each read once (not once a statement).
-         or s.recipient_player_id in (select r.recipient_player_id from payment_return r where r.game_id = ${p.gameId})
+         or s.recipient_player_id in (select r.recipient_player_id from payment_return r
+                                       where r.game_id = ${p.gameId} and not r.undone)
          or s.recipient_player_id in (select f.recipient_player_id from statement_delivery_failure f
                                        where f.game_id = ${p.gameId} and f.refused)
          or ${taxless}

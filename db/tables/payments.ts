@@ -90,6 +90,8 @@ export type PaymentReturnTable = {
   reason: string;
   file_id: string | null;
   result_id: string | null;
+  /** Recorded paid by mistake and undone by hand: owed again, though nothing came back (no flag, no return posted). */
+  undone: ColumnType<boolean, boolean | undefined, never>;
   paid_at: NullableTimestamp;
   paid_on: ColumnType<Date | null, string | null | undefined, never>;
   payment_method: string | null;

@@ -25,7 +25,9 @@ export const ACCOUNT_LABELS: Record<AccountingAccountKey, { label: string; meani
   },
   clearing: {
     label: "Revenue share payouts clearing",
-    meaning: "Money sent to recipients, awaiting the bank statement: credited when a payment is recorded.",
+    meaning:
+      "Money sent to recipients, awaiting the bank statement: credited when a payment is recorded, debited back when " +
+      "one recorded by mistake is undone.",
   },
   returns: {
     label: "Returned payouts",

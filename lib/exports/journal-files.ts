@@ -65,7 +65,13 @@ export async function* batchPostings(
   }
 }
 
-const NUMBER_PREFIX: Record<PostedKind, string> = { accrual: "A", reversal: "R", payment: "P", payment_returned: "RP" };
+const NUMBER_PREFIX: Record<PostedKind, string> = {
+  accrual: "A",
+  reversal: "R",
+  payment: "P",
+  payment_returned: "RP",
+  payment_undone: "UP",
+};
 
 /**
  * A journal's number, the same every time the file is made and one per ledger entry: the kind's letters, 12 hex

@@ -16,7 +16,10 @@ export const JOURNAL_ACCOUNTS = {
   expense: "Revenue share expense",
   /** What Payout Desk owes recipients (credited when earned, debited when reversed or paid). */
   payable: "Revenue share payable",
-  /** Money sent to recipients, awaiting the bank statement (credited when a payment is recorded). */
+  /**
+   * Money sent to recipients, awaiting the bank statement (credited when a payment is recorded; debited back when a
+   * payment recorded by mistake is undone).
+   */
   clearing: "Revenue share payouts clearing",
   /** Payments the provider sent back (debited when a returned payment is recorded; payable credited again). */
   returns: "Returned payouts",
@@ -36,7 +39,7 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
     type: "date",
     description:
       "Accounting date (UTC): the batch's approval for accrual and reversal, the recorded payment date for " +
-      "payment, the day the return was recorded for payment_returned.",
+      "payment, the day the return or the undoing was recorded for payment_returned and payment_undone.",
   },
   {
     name: "recorded_at",
@@ -46,7 +49,11 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
   { name: "account", type: "text", description: `One of: ${Object.values(JOURNAL_ACCOUNTS).join(", ")}.` },
   { name: "debit_usd", type: "decimal", description: "Debit amount (0.00 on a credit line)." },
   { name: "credit_usd", type: "decimal", description: "Credit amount (0.00 on a debit line)." },
-  { name: "kind", type: "text", description: "accrual, reversal, payment or payment_returned." },
+  {
+    name: "kind",
+    type: "text",
+    description: "accrual, reversal, payment, payment_returned or payment_undone (a payment recorded by mistake).",
+  },
   { name: "description", type: "text", description: "What the entry records." },
   { name: "recipient_player_id", type: "integer", description: "The recipient (sub-ledger of the payable account)." },
   { name: "recipient_name", type: "text", description: "Name (empty when unresolved)." },
@@ -104,7 +111,7 @@ export const journalExport: ExportKindDefinition = {
   title: "Journal",
   summary:
     "Double-entry lines for the general ledger, two per entry (accrual of revenue share payable, reversal, " +
-    "payment, returned payment) of an approved or paid payout batch, by recipient id.",
+    "payment, returned payment, undone payment) of an approved or paid payout batch, by recipient id.",
   columns: JOURNAL_COLUMNS,
   needsBatch: true,
   oneSnapshot: true,

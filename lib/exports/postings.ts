@@ -18,17 +18,21 @@ import type { LedgerEntry } from "@/lib/payouts/ledger";
  * | reversal         | −      | payable  | expense  |
  * | payment          | −      | payable  | clearing |
  * | payment_returned | +      | returns  | payable  |
+ * | payment_undone   | +      | clearing | payable  |
  *
  * A returned payment is money the provider sent back: it is owed to the recipient again (payable credited) and the
  * money that came back sits in the returns account (debited) until the bank statement is reconciled against it. The
  * payment it undoes keeps its own posting (payable / clearing): the money did leave, and clearing is matched to that
- * outgoing bank line; the return is a second bank line, matched to returns. One rule for every file.
+ * outgoing bank line; the return is a second bank line, matched to returns. A payment recorded by mistake and undone
+ * never left: its undoing posts back to clearing, which nets to nothing with no bank line to match. One rule for every
+ * file.
  */
 export const POSTED = {
   accrual: "expense",
   reversal: "expense",
   payment: "clearing",
   payment_returned: "returns",
+  payment_undone: "clearing",
 } as const satisfies Partial<Record<LedgerEntry["kind"], AccountingAccountKey>>;
 export type PostedKind = keyof typeof POSTED;
 
@@ -37,6 +41,7 @@ export const POSTING_DESCRIPTIONS: Record<PostedKind, string> = {
   reversal: "Revenue share reversed by refunds",
   payment: "Revenue share paid",
   payment_returned: "Revenue share payment returned",
+  payment_undone: "Revenue share payment undone (recorded by mistake)",
 };
 
 /** The accounts every batch's files post to; returns joins when the batch has a returned payment. */

@@ -51,7 +51,7 @@ export function returnRows(
   batch: { id: string; at: Date },
   gameId: string,
   as: ActingAs,
-  why: (c: Changed) => { reason: string; fileId: string | null; resultId: string | null },
+  why: (c: Changed) => { reason: string; fileId: string | null; resultId: string | null; undone?: boolean },
 ): NewPaymentReturn[] {
   return changed.map((c) => {
     const paid = before.get(c.id);
@@ -88,9 +88,15 @@ export async function returnPayment(
      * then paid by hand or by another file), so the payment undone is the one the person saw.
      */
     paidShownAt?: string;
+    /**
+     * "Paid" was recorded by mistake and the money never left: owed again as on a return, but nothing came back, so
+     * no "Payment returned" flag is raised and the payment posts back to clearing.
+     */
+    undo?: boolean;
   },
   as: ActingAs,
 ): Promise<{ amountUsd: string; batchId: string; recipientPlayerId: number }> {
+  const undone = params.undo === true;
   const reason = params.reason.trim();
   if (reason.length < 5)
     throw new AppError("INVALID_INPUT", "Say why the payment is undone (at least 5 characters).", { field: "reason" });
@@ -127,7 +133,7 @@ export async function returnPayment(
             "Two-person rule: you recorded this payment, so another finance user records it as returned.",
           );
       },
-      eventDetail: () => ({ reason }),
+      eventDetail: () => (undone ? { reason, undone } : { reason }),
       apply: async ({ trx, changed, batch, now }) => {
         await insertPaymentReturns(
           trx,
@@ -135,10 +141,18 @@ export async function returnPayment(
             reason,
             fileId: null,
             resultId: null,
+            undone,
           })),
         );
       },
-      audit: () => ({ detail: { statementId: params.statementId, reason, ...before.get(params.statementId) } }),
+      audit: () => ({
+        detail: {
+          statementId: params.statementId,
+          reason,
+          ...(undone ? { undone } : {}),
+          ...before.get(params.statementId),
+        },
+      }),
     },
     as,
   );

@@ -149,4 +149,6 @@ export const returnPaymentSchema = z.object({
       paidShownAt: v.slice(v.indexOf("@") + 1),
     })),
   reason: z.string().trim().min(5, { message: "say why the payment is undone (at least 5 characters)" }).max(500),
+  /** Ticked: "paid" was recorded by mistake, the money never left (no "Payment returned" flag, nothing to returns). */
+  neverSent: z.literal("yes", { message: "is ticked or not" }).optional(),
 });

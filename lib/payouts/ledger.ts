@@ -33,6 +33,7 @@ export {
  * | payment   | − amount paid          | when the payment was recorded     | the statement is paid, and once for     |
  * |           |                        |                                   | each earlier payment that came back     |
  * | payment_returned | + amount returned | when the return was recorded   | a paid payment came back (returned)     |
+ * | payment_undone | + amount undone    | when the undo was recorded        | a payment recorded by mistake, undone   |
  * | carry_out | − carried out (< 0)    | when the statement closed         | closed with a negative balance          |
  * | rollover  | − carried out (> 0)    | when the statement closed         | closed with a payable under the minimum,|
  * |           |                        |                                   | or a held balance carried forward       |
@@ -52,7 +53,8 @@ export type LedgerEntryKind =
   | "carry_out"
   | "rollover"
   | "payment"
-  | "payment_returned";
+  | "payment_returned"
+  | "payment_undone";
 
 export const LEDGER_ENTRY_KINDS: readonly LedgerEntryKind[] = [
   "accrual",
@@ -62,6 +64,7 @@ export const LEDGER_ENTRY_KINDS: readonly LedgerEntryKind[] = [
   "rollover",
   "payment",
   "payment_returned",
+  "payment_undone",
 ];
 
 export type LedgerEntry = {
@@ -172,7 +175,8 @@ export function statementEntries(
   const returned = returns
     .filter((r) => r.kind === "returned" && r.paidAt)
     .sort((a, b) => a.at.getTime() - b.at.getTime() || a.id.localeCompare(b.id));
-  // A payment that came back: the payment as it was, then its return (the amount is owed again).
+  // A payment that came back: the payment as it was, then its return (the amount is owed again). One recorded by
+  // mistake and undone keeps its entry too (a ledger may have taken it), undone by an entry of its own.
   for (const r of returned) {
     if (!r.paidAt) continue;
     out.push({
@@ -185,10 +189,11 @@ export function statementEntries(
       paidOn: r.paidOn,
       paymentMethod: r.paymentMethod,
     });
+    const kind = r.undone ? "payment_undone" : "payment_returned";
     out.push({
       ...base,
-      entryId: `${s.id}:payment_returned:${r.id}`,
-      kind: "payment_returned",
+      entryId: `${s.id}:${kind}:${r.id}`,
+      kind,
       amountUsd: formatUsd(r.amountUsd),
       at: formatInstant(r.at),
       reference: r.paymentReference,

@@ -76,6 +76,13 @@ export function statementCsv(doc: StatementDocument): string {
     // The amount column is USD: an amount sent in another currency is told in the detail.
     if (p.converted) rows.push(["payment", "sent_as", null, null, null, convertedText(p.converted)]);
     if (p.providerNote) rows.push(["payment", "provider", null, null, null, p.providerNote]);
+  } else if (p.state === "returned" && p.undone) {
+    // Recorded paid by mistake: nothing was sent, and nothing came back.
+    rows.push(["payment", "state", null, null, null, "undone"]);
+    rows.push(["payment", "recorded_paid_on", p.paidOn, null, p.returnedUsd, null]);
+    rows.push(["payment", "reference", null, null, null, p.reference]);
+    rows.push(["payment", "undone_on", p.returnedOn, null, null, null]);
+    rows.push(["payment", "reason", null, null, null, p.reason]);
   } else if (p.state === "returned") {
     rows.push(["payment", "state", null, null, null, "returned"]);
     rows.push(["payment", "paid_on", p.paidOn, null, p.returnedUsd, null]);

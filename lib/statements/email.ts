@@ -60,6 +60,12 @@ function paymentSentence(p: StatementDocument["payment"], payableUsd: string): s
         (p.providerNote ? ` ${p.providerNote}` : "")
       );
     case "returned":
+      if (p.undone)
+        return (
+          `The payment of ${formatUsdText(p.returnedUsd)} marked paid on ${p.paidOn ?? "—"} ` +
+          `(reference ${p.reference ?? "—"}) was marked by mistake and never sent: ${p.reason}. ` +
+          "It is owed to you and will be paid."
+        );
       return (
         `Our payment of ${formatUsdText(p.returnedUsd)} on ${p.paidOn ?? "—"} by ${p.method ?? "—"} ` +
         `(reference ${p.reference ?? "—"}) came back on ${p.returnedOn}: ${p.reason}. ` +

@@ -164,3 +164,49 @@ describe("a statement's reversals in its CSV", () => {
     expect(rows.map((row) => row.split(",")[4])).toEqual(["-0.125", "-0.125"]);
   });
 });
+
+describe("a returned statement", () => {
+  const returned = { ...base, state: "returned" as const, payableUsd: "120.00", carryOutUsd: "0.00", closedAt: null };
+  const back = {
+    amountUsd: "120.00",
+    at: new Date("2026-04-09T12:00:00Z"),
+    reason: "marked paid before the file was sent",
+    paidOn: "2026-04-05",
+    paymentMethod: "paypal",
+    paymentReference: "PP-7",
+  };
+  const documentReturned = (undone: boolean) =>
+    buildStatementDocument({
+      statement: returned,
+      number: 7,
+      gameId: "demo-game",
+      issuedAt: "2026-04-10T09:00:00.000Z",
+      settings: { studioName: "Studio", studioAddress: "", linkDays: 30 },
+      lines: [],
+      reversals: [],
+      carriedIn: [],
+      returned: { ...back, undone },
+    });
+
+  it("says a payment recorded by mistake was never sent, not that it came back", () => {
+    const doc = documentReturned(true);
+    const mail = mailOf(doc);
+    expect(mail).toContain(
+      "The payment of USD 120.00 marked paid on 2026-04-05 (reference PP-7) was marked by mistake and never sent: " +
+        "marked paid before the file was sent. It is owed to you and will be paid.",
+    );
+    expect(mail).not.toContain("came back");
+    const cells = csvCells(statementCsv(doc));
+    expect(cells.get("payment/state")?.[5]).toBe("undone");
+    expect(cells.get("payment/undone_on")?.[2]).toBe("2026-04-09");
+    expect(cells.has("payment/returned_on")).toBe(false);
+  });
+
+  it("says a payment that came back came back", () => {
+    const doc = documentReturned(false);
+    expect(mailOf(doc)).toContain("(reference PP-7) came back on 2026-04-09: marked paid before the file was sent.");
+    const cells = csvCells(statementCsv(doc));
+    expect(cells.get("payment/state")?.[5]).toBe("returned");
+    expect(cells.get("payment/returned_on")?.[2]).toBe("2026-04-09");
+  });
+});

@@ -81,6 +81,8 @@ export type StatementDocument = {
     | {
         /** A paid payment came back: owed to the recipient again. */
         state: "returned";
+        /** It never left: recorded paid by mistake, and undone (`returnedOn` is when). */
+        undone: boolean;
         paidOn: string | null;
         method: string | null;
         reference: string | null;
@@ -96,6 +98,8 @@ export type StatementReturn = {
   amountUsd: string;
   at: Date;
   reason: string;
+  /** Recorded paid by mistake and undone: the money never left. */
+  undone: boolean;
   paidOn: string | null;
   paymentMethod: string | null;
   paymentReference: string | null;
@@ -136,6 +140,7 @@ function paymentOf(
   if (s.state === "returned" && returned)
     return {
       state: "returned",
+      undone: returned.undone,
       paidOn: returned.paidOn,
       method: paymentMethodLabel(returned.paymentMethod),
       reference: returned.paymentReference,

@@ -85,6 +85,16 @@ function Table({ widths, head, rows }: { widths: string[]; head: string[]; rows:
 
 function Payment({ doc }: { doc: StatementDocument }) {
   const p = doc.payment;
+  if (p.state === "returned" && p.undone)
+    return (
+      <View>
+        <Line label="Payment" value="Not sent (recorded by mistake): owed to you" strong />
+        <Line label="Recorded paid" value={`${usd(p.returnedUsd)} on ${p.paidOn ?? "—"}`} />
+        <Line label="Reference" value={p.reference ?? "—"} />
+        <Line label="Undone" value={p.returnedOn} />
+        <Line label="Reason" value={p.reason} />
+      </View>
+    );
   if (p.state === "returned")
     return (
       <View>

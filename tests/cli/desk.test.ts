@@ -174,8 +174,8 @@ describe("npm run desk", () => {
     const refused = await desk("migrate");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      "migration 2026_12_06_1000_payment_file_downloads, 2026_12_07_0900_batch_email_runs needs every instance of " +
-        "the earlier release stopped first",
+      "migration 2026_12_06_1000_payment_file_downloads, 2026_12_07_0900_batch_email_runs, " +
+        "2026_12_16_0900_payment_return_undone needs every instance of the earlier release stopped first",
     );
     expect(refused.stderr).toContain("npm run desk -- migrate --earlier-release-stopped");
     const stopped = await desk("migrate", "--earlier-release-stopped");

@@ -89,7 +89,7 @@ export function refuseReportOfFile(r: WholeFileReport, files: readonly SepaFileO
         "INVALID_INPUT",
         `The bank reports the whole ${which} rejected (${said}), but every payment in it already has its result ` +
           "here: nothing is changed. Ask the bank which is right; a payment it did not make is recorded as returned " +
-          "on its statement.",
+          "on its statement, ticking “It was never sent”.",
       );
     throw new AppError(
       "INVALID_INPUT",

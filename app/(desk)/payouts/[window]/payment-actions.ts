@@ -167,12 +167,15 @@ export const returnPaymentAction = defineAction(
   async (input, { user }) => {
     const db = getDb();
     const game = await requireSelectedGame(db, user);
-    const out = await returnPayment(db, { gameId: game.id, ...input.payment, reason: input.reason }, web(user));
+    const undo = input.neverSent === "yes";
+    const returned = { gameId: game.id, ...input.payment, reason: input.reason, undo };
+    const out = await returnPayment(db, returned, web(user));
     const emails = await emailChangedStatements(game.id, out.batchId, web(user), new Set([out.recipientPlayerId]));
     revalidatePayouts();
+    const done = undo ? "undone (recorded by mistake, never sent)" : "recorded as returned";
     return {
       ok: true as const,
-      message: `Payment of ${formatUsdText(out.amountUsd)} recorded as returned; it is owed again.${emails}`,
+      message: `Payment of ${formatUsdText(out.amountUsd)} ${done}; it is owed again.${emails}`,
     };
   },
 );

@@ -282,8 +282,8 @@ export function ReturnPaymentButton(props: {
       title="Record a payment as returned"
       description={
         "The statement becomes returned and its amount is owed again; the recipient (with an email address) is " +
-        "emailed their statement, saying the payment came back and why. Someone other than the person who " +
-        "recorded the payment does this."
+        "emailed their statement, saying why: that the payment came back, or that it was recorded by mistake. " +
+        "Someone other than the person who recorded the payment does this."
       }
       confirmLabel="Record as returned"
       pendingLabel="Recording…"
@@ -320,6 +320,17 @@ export function ReturnPaymentButton(props: {
           >
             {(control) => <Textarea {...control} name="reason" maxLength={500} defaultValue={typed.reason} />}
           </Field>
+          <Checkbox
+            name="neverSent"
+            value="yes"
+            label="It was never sent: “paid” was recorded by mistake"
+            hint={
+              "The statement is owed again, but nothing came back: no flag keeps the recipient's next payments back, " +
+              "and the ledger files post it back to clearing. Leave it unticked for money sent back to you."
+            }
+            defaultChecked={typed.neverSent === "yes"}
+            error={errors.neverSent}
+          />
         </div>
       )}
     </ConfirmDialog>

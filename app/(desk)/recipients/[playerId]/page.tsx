@@ -18,7 +18,12 @@ import { resolveSelectedGame } from "@/lib/games/games";
 import { countOf } from "@/lib/format";
 import { formatUsd, money } from "@/lib/money";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
-import { iteratePayoutStatements, listLedgerEntries, type PayoutStatement } from "@/lib/payouts/ledger";
+import {
+  iteratePayoutStatements,
+  type LedgerEntryKind,
+  listLedgerEntries,
+  type PayoutStatement,
+} from "@/lib/payouts/ledger";
 import { listPayoutBatches } from "@/lib/payouts/statements";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { parseInstant } from "@/lib/time";
@@ -33,7 +38,7 @@ export async function generateMetadata({ params }: { params: Promise<{ playerId:
   return recordTitle("Recipient", (await params).playerId);
 }
 
-const KIND_LABELS: Record<string, string> = {
+const KIND_LABELS: Record<LedgerEntryKind, string> = {
   accrual: "Accrual (gross attributed)",
   reversal: "Reversal",
   carry_in: "Carried in",
@@ -41,6 +46,7 @@ const KIND_LABELS: Record<string, string> = {
   rollover: "Rolled over (under minimum)",
   payment: "Payment",
   payment_returned: "Payment returned (owed again)",
+  payment_undone: "Payment undone, recorded by mistake (owed again)",
 };
 
 function toWindow(start: string, end: string) {
@@ -262,7 +268,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 <Td>
                   <DateTime value={e.at} focusable={false} />
                 </Td>
-                <RowTh>{KIND_LABELS[e.kind] ?? e.kind}</RowTh>
+                <RowTh>{KIND_LABELS[e.kind]}</RowTh>
                 <Td>{windowLabel(toWindow(e.windowStart, e.windowEnd))}</Td>
                 <MoneyTd value={e.amountUsd} />
                 <MoneyTd value={e.balance} className="font-medium" />
@@ -287,7 +293,9 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
               // biome-ignore lint/suspicious/noArrayIndexKey: a static, server-rendered list; its rows carry no id.
               <li key={`${e.at.toISOString()}-${i}`} className="flex flex-wrap gap-x-3 px-4 py-2">
                 <DateTime value={e.at.toISOString()} focusable={false} />
-                <span className="font-medium">{e.kind.replace(/_/g, " ")}</span>
+                <span className="font-medium">
+                  {e.detail.undone === true ? "payment undone" : e.kind.replace(/_/g, " ")}
+                </span>
                 <span className="text-ink-muted">→ {STATE_LABELS[e.stateAfter]?.label ?? e.stateAfter}</span>
                 {e.actorEmail ? <span className="text-ink-muted">by {e.actorEmail}</span> : null}
                 {typeof e.detail.reason === "string" ? <span>“{e.detail.reason}”</span> : null}
