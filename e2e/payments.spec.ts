@@ -9,6 +9,7 @@ import {
   download,
   importResults,
   makePaymentFile,
+  payoutRow,
   person,
   referenceOf,
   statesOf,
@@ -134,18 +135,13 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   const players = [...paypalPeople, ...bankPeople].map((p) => p.id);
   // Later specs review other months of the same demo game: this spec's returns and profiles must not flag them.
-  await query("delete from payment_return where game_id = $1 and recipient_player_id = any($2::bigint[])", [
-    DEMO_GAME_ID,
-    players,
-  ]);
-  await query("delete from payout_profile_change where game_id = $1 and player_id = any($2::bigint[])", [
-    DEMO_GAME_ID,
-    players,
-  ]);
-  await query("delete from payout_profile where game_id = $1 and player_id = any($2::bigint[])", [
-    DEMO_GAME_ID,
-    players,
-  ]);
+  const owned = [
+    ["payment_return", "recipient_player_id"],
+    ["payout_profile_change", "player_id"],
+    ["payout_profile", "player_id"],
+  ] as const;
+  for (const [table, player] of owned)
+    await query(`delete from ${table} where game_id = $1 and ${player} = any($2::bigint[])`, [DEMO_GAME_ID, players]);
 });
 
 test.describe.configure({ mode: "serial" });
@@ -309,10 +305,7 @@ test("[finance] a later PayPal report returns one paid payment: it is owed again
   expect(paypalPeople.map((p) => states[p.id])).toEqual(["paid", "approved", "returned"]);
   expect(bankPeople.map((p) => states[p.id])).toEqual(["paid", "paid"]);
   await page.goto(`${WINDOW_PATH}?state=returned`);
-  const table = page.getByRole("table", { name: /^Recipient payouts/ });
-  await expect(table.getByRole("row").filter({ hasText: String(paypalPeople[2]?.id) })).toContainText(
-    "Payment returned",
-  );
+  await expect(payoutRow(page, paypalPeople[2]?.id)).toContainText("Payment returned");
   const panel = page.getByRole("region", { name: "Payment files" });
   await panel.screenshot({ path: "e2e/screenshots/finance-payment-files-panel-after-return.png" });
 
@@ -342,6 +335,13 @@ test("[finance] another finance user undoes a payment marked paid by mistake, an
   await expect(page.getByRole("status").filter({ hasText: "undone (recorded by mistake, never sent)" })).toBeVisible();
   expect((await statesOf(batchId))[mistaken?.id ?? 0]).toBe("returned");
   await shoot(page, "finance-return-payment-notice");
+  // Owed again like a return, each says which it was: the table's state and the statement's badge.
+  await page.goto(`${WINDOW_PATH}?state=returned`);
+  await expect(payoutRow(page, mistaken?.id)).toContainText("Payment undone");
+  await expect(payoutRow(page, paypalPeople[2]?.id)).toContainText("Payment returned");
+  await page.goto(`${WINDOW_PATH}/recipients/${mistaken?.id}`);
+  await expect(page.getByRole("main").getByText("Payment undone").first()).toBeVisible();
+  await shoot(page, "finance-statement-payment-undone");
 });
 
 test("[finance] after the files, the rejection and the return the ledger holds and the journal balances", async ({

@@ -67,6 +67,8 @@ export type PayoutTableRow = {
   carriedInUsd: string | null;
   payableUsd: string | null;
   state: PayoutStatementState | null;
+  /** Returned as its payment was recorded by mistake and undone (the money never left), not as it came back. */
+  undone: boolean;
   holdReason: string | null;
   recipientFlags: string[];
 };
@@ -283,6 +285,9 @@ export async function listPayoutTable(
             "st.state",
             "st.hold_reason",
             "st.recipient_flags",
+            // Read for a returned statement only: its latest return, undone or not.
+            sql<boolean>`case when st.state = 'returned' then coalesce((select r.undone from payment_return r
+              where r.statement_id = st.id order by r.at desc, r.id desc limit 1), false) else false end`.as("undone"),
           ])
           .$call((qb) =>
             readPage(qb, STATEMENT_SORT[params.sort], "st.recipient_player_id", { ...params, reverse, off, limit }),
@@ -297,6 +302,7 @@ export async function listPayoutTable(
         carriedInUsd: formatUsd(r.carried_in_usd),
         payableUsd: formatUsd(r.payable_usd),
         state: r.state,
+        undone: r.undone,
         holdReason: r.hold_reason,
         recipientFlags: r.recipient_flags,
       })),
@@ -329,6 +335,7 @@ export async function listPayoutTable(
       carriedInUsd: null,
       payableUsd: null,
       state: null,
+      undone: false,
       holdReason: null,
       recipientFlags: [
         ...(r.resolved ? [] : ["unresolved_recipient"]),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { listPayeeTotals } from "@/db/queries/accounting";
 import { batchHasReturnedPayment } from "@/db/queries/payment-flow";
+import { listPayoutTable } from "@/db/queries/payouts";
 import { postingOf } from "@/lib/exports/postings";
 import { createPaymentFiles } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
@@ -48,6 +49,14 @@ async function paidByHand(recipient: number, reference: string): Promise<string>
   return id;
 }
 
+/** What the window's table says of the recipient's statement: its state, and whether its payment was undone. */
+async function tableRowOf(recipient: number) {
+  const page = { sort: "recipient", dir: "asc", page: 1, pageSize: 50 } as const;
+  const { rows } = await listPayoutTable(db, { gameId: GAME, snapshotId: "", batchId, state: "returned", ...page });
+  const row = rows.find((r) => r.recipientPlayerId === recipient);
+  return row && { state: row.state, undone: row.undone };
+}
+
 async function returnedFlags(recipient: number): Promise<string[]> {
   const flags = await profileFlagsOf(db, { gameId: GAME, batchId, recipientPlayerId: recipient });
   return flags.filter((f) => f.flag === "payment_returned").map((f) => f.cause);
@@ -77,6 +86,7 @@ describe("a payment recorded paid by mistake, undone", () => {
       .where("statement_id", "=", id)
       .execute();
     expect(rows).toEqual([{ kind: "returned", undone: true }]);
+    expect(await tableRowOf(1)).toEqual({ state: "returned", undone: true });
     expect(await returnedFlags(1)).toEqual([]);
     expect(await postingsOf(1)).toEqual([
       ["accrual", ["debit expense 100.00", "credit payable 100.00"]],
@@ -97,6 +107,7 @@ describe("a payment that came back, recorded by hand", () => {
 
     expect((await statementOf(3)).state).toBe("returned");
     expect(await returnedFlags(3)).toEqual([expect.stringMatching(/^payment_return:/)]);
+    expect(await tableRowOf(3)).toEqual({ state: "returned", undone: false });
     expect((await postingsOf(3)).at(-1)).toEqual(["payment_returned", ["debit returns 70.00", "credit payable 70.00"]]);
     expect(await batchHasReturnedPayment(db, { gameId: GAME, batchId })).toBe(true);
     const totals = await listPayeeTotals(db, { gameId: GAME, year: Number(today.slice(0, 4)) });

@@ -14,6 +14,21 @@ export const STATE_LABELS: Record<
   carried: { label: "Carried forward", tone: "neutral" },
 };
 
+/**
+ * A statement's state as its badge says it. A returned statement whose payment was recorded paid by mistake and
+ * undone (the money never left) is owed again like one whose payment came back, but says so.
+ */
+export function stateLabel(state: string, undone = false): (typeof STATE_LABELS)[string] {
+  if (state === "returned" && undone) return { label: "Payment undone", tone: "warning" };
+  return STATE_LABELS[state] ?? { label: state, tone: "neutral" };
+}
+
+/** The table's filter by state: returned statements include those undone. */
+export const STATE_FILTER_OPTIONS = Object.entries(STATE_LABELS).map(([value, s]) => ({
+  value,
+  label: value === "returned" ? "Payment returned or undone" : s.label,
+}));
+
 /** A recipient's flags; overridden ones say so (they no longer block). */
 export function FlagBadges({
   flags,

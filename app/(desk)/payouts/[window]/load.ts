@@ -16,7 +16,14 @@ import {
   listFlagOverrides,
   windowFlagsOf,
 } from "@/lib/payouts/flags";
-import { getLiveBatch, type PayoutBatchSummary } from "@/lib/payouts/ledger";
+import {
+  getLiveBatch,
+  iteratePayoutStatements,
+  type PayoutBatchSummary,
+  type PayoutStatement,
+} from "@/lib/payouts/ledger";
+import { findStatementId } from "@/db/queries/payouts";
+import { listPaymentReturns } from "@/db/queries/payment-flow";
 import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
 import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
 import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
@@ -138,4 +145,20 @@ export async function batchCountsOf(
     held: counts?.byState.held.count ?? 0,
     total: counts?.total ?? 0,
   };
+}
+
+/**
+ * A recipient's statement in the batch, if any, and whether it is returned because its payment was recorded paid by
+ * mistake and undone (its latest return is undone) rather than because the payment came back.
+ */
+export async function loadStatement(
+  db: Db,
+  p: { gameId: string; batchId: string; recipientPlayerId: number },
+): Promise<{ statement: PayoutStatement | null; undone: boolean }> {
+  if (!(await findStatementId(db, p))) return { statement: null, undone: false };
+  let statement: PayoutStatement | null = null;
+  for await (const s of iteratePayoutStatements(db, p)) statement = s;
+  if (statement?.state !== "returned") return { statement, undone: false };
+  const returns = await listPaymentReturns(db, { gameId: p.gameId, statementIds: [statement.id] });
+  return { statement, undone: returns.at(-1)?.undone === true };
 }

@@ -18,7 +18,7 @@ import {
 import type { TableState } from "@/lib/table-state";
 import { FLAG_INFO, isPayoutFlag, stopsPaymentByHand } from "@/lib/payouts/flag-info";
 import { type BulkActions, BulkBar } from "./bulk-bar";
-import { FlagBadges, STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { FlagBadges, STATE_FILTER_OPTIONS, stateLabel } from "@/app/_components/payouts/flag-badges";
 import { useNotice } from "@/app/_components/payouts/result-notice";
 import { moneyColumn } from "@/app/_components/table/columns";
 
@@ -137,7 +137,7 @@ function columns(
       header: "State",
       cell: ({ row }) => {
         if (!hasBatch || !row.original.state) return <span className="text-xs text-ink-muted">Not prepared</span>;
-        const s = STATE_LABELS[row.original.state] ?? { label: row.original.state, tone: "neutral" as const };
+        const s = stateLabel(row.original.state, row.original.undone);
         return (
           <span className="flex flex-col items-start gap-0.5">
             <Badge tone={s.tone}>{s.label}</Badge>
@@ -227,12 +227,7 @@ export function RecipientTable(props: RecipientTableProps) {
             ]}
           />
           {batch ? (
-            <FilterSelect
-              name="state"
-              label="Payout state"
-              allLabel="Any state"
-              options={Object.entries(STATE_LABELS).map(([value, s]) => ({ value, label: s.label }))}
-            />
+            <FilterSelect name="state" label="Payout state" allLabel="Any state" options={STATE_FILTER_OPTIONS} />
           ) : null}
         </>
       }

@@ -27,7 +27,7 @@ import {
 import { listPayoutBatches } from "@/lib/payouts/statements";
 import { windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { parseInstant } from "@/lib/time";
-import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { stateLabel } from "@/app/_components/payouts/flag-badges";
 import { PayoutProfileSection } from "./payout-profile";
 import { getProfile } from "@/db/queries/profiles";
 
@@ -89,7 +89,16 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
     const batch = liveBatches.get(keyOf(w.window));
     return batch ? [{ ...w, batchVersion: batch.snapshotVersion }] : [];
   });
-  const sortedEntries = [...entries].sort((a, b) => a.at.localeCompare(b.at) || a.entryId.localeCompare(b.entryId));
+  // In time (instants are written with their milliseconds only when there are some: compared as times, not text).
+  const sortedEntries = [...entries].sort(
+    (a, b) => Date.parse(a.at) - Date.parse(b.at) || a.entryId.localeCompare(b.entryId),
+  );
+  // A returned statement's latest return, undone (recorded paid by mistake) or not, from its ledger entries.
+  const undone = new Set<string>();
+  for (const e of sortedEntries) {
+    if (e.kind === "payment_undone") undone.add(e.statementId);
+    else if (e.kind === "payment_returned") undone.delete(e.statementId);
+  }
   let running = money("0");
   const withBalance = sortedEntries.map((e) => {
     running = running.plus(e.amountUsd);
@@ -166,7 +175,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
           >
             {[...statements].reverse().map((s) => {
               const w = toWindow(s.windowStart, s.windowEnd);
-              const st = STATE_LABELS[s.state];
+              const st = stateLabel(s.state, undone.has(s.id));
               return (
                 <Tr key={s.id}>
                   <RowTh>
@@ -180,7 +189,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                   <MoneyTd value={s.payableUsd} className="font-medium" />
                   <MoneyTd value={s.carryOutUsd} />
                   <Td>
-                    {st ? <Badge tone={st.tone}>{st.label}</Badge> : s.state}
+                    <Badge tone={st.tone}>{st.label}</Badge>
                     {s.holdReason ? <span className="block text-xs text-ink-muted">{s.holdReason}</span> : null}
                   </Td>
                   <Td className="text-xs">
@@ -296,7 +305,7 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 <span className="font-medium">
                   {e.detail.undone === true ? "payment undone" : e.kind.replace(/_/g, " ")}
                 </span>
-                <span className="text-ink-muted">→ {STATE_LABELS[e.stateAfter]?.label ?? e.stateAfter}</span>
+                <span className="text-ink-muted">→ {stateLabel(e.stateAfter, e.detail.undone === true).label}</span>
                 {e.actorEmail ? <span className="text-ink-muted">by {e.actorEmail}</span> : null}
                 {typeof e.detail.reason === "string" ? <span>“{e.detail.reason}”</span> : null}
                 {typeof e.detail.reference === "string" ? (

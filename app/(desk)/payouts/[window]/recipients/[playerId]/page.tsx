@@ -8,7 +8,7 @@ import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { TextLink } from "@/app/_components/ui/text-link";
-import { findStatementId, getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
+import { getSnapshotRecipient, listCarrySources, listEvidenceLines } from "@/db/queries/payouts";
 import { countSnapshotReversals, listSnapshotReversals } from "@/db/queries/snapshot-evidence";
 import { hasRole } from "@/lib/auth/roles";
 import { countOf, formatCount } from "@/lib/format";
@@ -19,7 +19,6 @@ import { FLAG_INFO, isPayoutFlag, stopsPaymentByHand } from "@/lib/payouts/flag-
 import { type BatchFlags, disputeFlagsOf, flagsOfStatement, overrideOf } from "@/lib/payouts/flags";
 import { recipientFlagsNow } from "@/lib/payouts/balance-flags";
 import { isPaymentBar } from "@/lib/payments/items";
-import { iteratePayoutStatements, type PayoutStatement } from "@/lib/payouts/ledger";
 import { offeredStatementActions } from "@/lib/payouts/offered-actions";
 import { parseWindowKey, windowHref, windowLabel } from "@/lib/payouts/window-key";
 import { formatInstant } from "@/lib/time";
@@ -34,9 +33,9 @@ import { returnPaymentAction } from "../../payment-actions";
 import { ReturnPaymentButton } from "../../payment-file-forms";
 import { paidStatementLabel } from "../../payment-files-section";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
-import { STATE_LABELS } from "@/app/_components/payouts/flag-badges";
+import { stateLabel } from "@/app/_components/payouts/flag-badges";
 import { STATEMENT_ACTIONS } from "../../action-sets";
-import { batchContextOf, loadWindowRequest, loadWindowReview } from "../../load";
+import { batchContextOf, loadStatement, loadWindowRequest, loadWindowReview } from "../../load";
 import { DisputeList } from "./dispute-list";
 import { EvidenceLines } from "./evidence-lines";
 import { ReversalList } from "./reversal-list";
@@ -71,18 +70,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const review = await loadWindowReview(db, { gameId: game.id, window, recipientPlayerId: playerId });
   if (!review) notFound();
   const { batch, snapshot, windowFlags, disputes: disputeRows, overrides, settings, rules } = review;
-  const statementId = batch
-    ? await findStatementId(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
-    : null;
-  let statement: PayoutStatement | null = null;
-  if (statementId && batch) {
-    for await (const s of iteratePayoutStatements(db, {
-      gameId: game.id,
-      batchId: batch.id,
-      recipientPlayerId: playerId,
-    }))
-      statement = s;
-  }
+  const { statement, undone } = batch
+    ? await loadStatement(db, { gameId: game.id, batchId: batch.id, recipientPlayerId: playerId })
+    : { statement: null, undone: false };
   const [lines, reversals, reversalCounts, carries, reported] = await Promise.all([
     listEvidenceLines(db, {
       gameId: game.id,
@@ -132,7 +122,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
   const methods = PAYMENT_METHODS.map((m) => ({ value: m, label: PAYMENT_METHOD_LABELS[m] }));
   const today = formatInstant(Date.now()).slice(0, 10);
   const pages = Math.max(1, Math.ceil((mismatchesOnly ? lines.mismatches : lines.total) / PAGE_SIZE));
-  const stateLabel = statement ? STATE_LABELS[statement.state] : null;
+  const badge = statement ? stateLabel(statement.state, undone) : null;
   const linkFor = (extra: Record<string, string>) => {
     const qs = new URLSearchParams({ ...(mismatchesOnly ? { lines: "mismatches" } : {}), ...extra });
     return `${href}/recipients/${playerId}?${qs.toString()}`;
@@ -148,7 +138,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
         ]}
         meta={
           <>
-            {stateLabel ? <Badge tone={stateLabel.tone}>{stateLabel.label}</Badge> : null}
+            {badge ? <Badge tone={badge.tone}>{badge.label}</Badge> : null}
             {!resolved ? <Badge tone="danger">Unresolved recipient</Badge> : null}
           </>
         }
@@ -298,9 +288,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                 },
                 {
                   label: "State",
-                  value: stateLabel
-                    ? `${stateLabel.label}${statement.holdReason ? `: ${statement.holdReason}` : ""}`
-                    : statement.state,
+                  value: `${badge?.label ?? statement.state}${statement.holdReason ? `: ${statement.holdReason}` : ""}`,
                 },
                 {
                   label: "Payment",
