@@ -45,7 +45,7 @@ export type LiabilityStatement = {
 
 /**
  * Every statement of a batch live at the instant, in the state it was in then. The payment recorded on a statement
- * counts from the day the money left (its paid-on day, which dates it in the ledger files) when that is before it was
+ * counts from the day the money left (its paid-on day) when that is before it was
  * recorded: a file executed on 30 April whose results were imported on 2 May was paid by the end of 30 April. A paid-on
  * day more than one day before the UTC day of the statement's previous event (approved, or put in a file) cannot be
  * when the money left (the desk takes one day before, for a person whose day is behind UTC's): that payment counts
@@ -79,7 +79,7 @@ export async function listStatementStatesAt(
     ), dated as (
       select id, statement_id, state_after,
         -- The desk takes a paid-on day one before the UTC day of the statement's last event (a person whose day is
-        -- behind UTC's): such a payment counts from its day too, as the ledger files date it.
+        -- behind UTC's): such a payment counts from its day too.
         case when paid_on is not null
             and (before_at is null or paid_on >= (before_at at time zone 'UTC')::date - 1)
           then least(at, (paid_on + 1)::timestamp at time zone 'UTC')

@@ -39,7 +39,8 @@ export const JOURNAL_COLUMNS: readonly ExportColumn[] = [
     type: "date",
     description:
       "Accounting date (UTC): the batch's approval for accrual and reversal, the recorded payment date for " +
-      "payment, the day the return or the undoing was recorded for payment_returned and payment_undone.",
+      "payment (the approval's day when that is later), the day the return or the undoing was recorded for " +
+      "payment_returned and payment_undone (the payment's posting date when that is later).",
   },
   {
     name: "recorded_at",

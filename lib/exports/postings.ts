@@ -57,7 +57,11 @@ export type PostingLine = { account: AccountingAccountKey; side: "debit" | "cred
 export type Posting = {
   entry: LedgerEntry;
   kind: PostedKind;
-  /** The accounting date, YYYY-MM-DD (UTC): the batch's approval, or the recorded payment date for a payment. */
+  /**
+   * The accounting date, YYYY-MM-DD (UTC): the batch's approval; for a payment, the recorded payment date, or the
+   * approval's day when that is later (a person behind UTC records the day before; a payment made outside the desk
+   * before its batch was approved): a payment never posts before the earnings it pays (`postingDay`).
+   */
   date: string;
   /** "Revenue share earned: window 2026-03-01 to 2026-03-31": the window's first and last days (UTC). */
   description: string;
@@ -82,11 +86,30 @@ export function postingOf(entry: LedgerEntry): Posting | null {
   return {
     entry,
     kind,
-    date: kind === "payment" && entry.paidOn ? entry.paidOn : entry.at.slice(0, 10),
+    date: postingDay(entry),
     description: `${POSTING_DESCRIPTIONS[kind]}: window ${windowDaysText(entry.windowStart, entry.windowEnd)}`,
     lines: [
       { account: debit, side: "debit", amount: size },
       { account: credit, side: "credit", amount: size },
     ],
   };
+}
+
+/**
+ * The day an entry posts on. A payment: its recorded day, or its accrual's when that is later. A return or an undoing:
+ * the day it was recorded, or the payment's own posting day when that is later (a person ahead of UTC records a
+ * payment on their tomorrow, and may undo it the same UTC day). So nothing posts before what it reverses.
+ */
+function postingDay(entry: LedgerEntry): string {
+  const recorded = entry.at.slice(0, 10);
+  if (!entry.paidOn) return recorded;
+  const paid = laterDay(entry.paidOn, entry.accruedOn);
+  if (entry.kind === "payment") return paid;
+  if (entry.kind === "payment_returned" || entry.kind === "payment_undone") return laterDay(recorded, paid);
+  return recorded;
+}
+
+/** The later of two days, YYYY-MM-DD. */
+function laterDay(a: string, b: string): string {
+  return a < b ? b : a;
 }

@@ -88,8 +88,10 @@ export type LedgerEntry = {
    * rollover: the statement that took it over (null while no later statement has); payment: the external reference.
    */
   reference: string | null;
-  /** The payment date as recorded ("2026-04-03"), payments only. */
+  /** The payment date as recorded ("2026-04-03"): a payment's, and a return's or an undoing's of the payment. */
   paidOn: string | null;
+  /** The day the statement's earnings were accrued: its batch's approval, UTC ("2026-04-02"). */
+  accruedOn: string;
   /** Payment method, payments only. */
   paymentMethod: string | null;
 };
@@ -128,6 +130,7 @@ export function statementEntries(
     windowEnd: s.windowEnd,
     paidOn: null,
     paymentMethod: null,
+    accruedOn: approvedAt.slice(0, 10),
   };
   const snapshotRef = `snapshot ${s.snapshotId} v${s.snapshotVersion}`;
   const out: LedgerEntry[] = [];
@@ -197,6 +200,7 @@ export function statementEntries(
       amountUsd: formatUsd(r.amountUsd),
       at: formatInstant(r.at),
       reference: r.paymentReference,
+      paidOn: r.paidOn,
     });
   }
   if (s.state === "paid" && s.paidAmountUsd !== null && s.closedAt) {
