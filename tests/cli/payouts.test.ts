@@ -82,7 +82,12 @@ describe("npm run desk -- payouts", () => {
     );
   });
 
-  it("prepares, lists flags, overrides one, approves under the two-person rule and shows the batch", async () => {
+  // One batch through its steps, a test each (each spawns the command line a few times).
+  type Listed = { flag: string; recipientPlayerId: number | null; cause: string };
+  let batch: { batchId: string; statements: number; payableUsd: string };
+  let listed: Listed[] = [];
+
+  it("prepares for finance only, and lists the batch's flags", async () => {
     expect(refusalLine(await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", SUPPORT))).toContain(
       "--actor: support@payout-desk.test is support",
     );
@@ -95,18 +100,19 @@ describe("npm run desk -- payouts", () => {
 
     const prepared = await desk("payouts", "prepare", "--snapshot", snapshotId, "--actor", PREPARER);
     expect(prepared.code, prepared.stderr).toBe(0);
-    const batch = JSON.parse(prepared.stdout) as { batchId: string; statements: number; payableUsd: string };
+    batch = JSON.parse(prepared.stdout) as typeof batch;
     expect(batch).toMatchObject({ statements: 3, payableUsd: "95.10", snapshotVersion: 1 });
 
     const flags = await desk("payouts", "flags", "--batch", batch.batchId);
     expect(flags.code, flags.stderr).toBe(0);
-    type Listed = { flag: string; recipientPlayerId: number | null; cause: string };
-    const listed = (JSON.parse(flags.stdout) as { flags: Listed[] }).flags;
+    listed = (JSON.parse(flags.stdout) as { flags: Listed[] }).flags;
     expect(listed.map((f) => [f.flag, f.recipientPlayerId])).toEqual([
       ["attribution_unavailable", 2],
       ["unresolved_recipient", 3],
     ]);
+  });
 
+  it("refuses a flag named wrongly and overrides one named rightly", async () => {
     // A flag named wrongly is refused, saying which part is wrong where the open flags tell, nothing overridden.
     const overrideWith = (...named: string[]) =>
       desk(
@@ -142,7 +148,9 @@ describe("npm run desk -- payouts", () => {
     );
     expect(override.code, override.stderr).toBe(0);
     expect(JSON.parse(override.stdout)).toMatchObject({ overridden: { flag: "attribution_unavailable" } });
+  });
 
+  it("approves under the two-person rule, a stale window and a changed batch refused, and shows it", async () => {
     const hold = ["--hold-flagged", "recipient unknown to the service"];
     const seen = ["--revision", await shownRevision(batch.batchId)];
     const byPreparer = await desk(
