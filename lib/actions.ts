@@ -149,7 +149,7 @@ export function defineAction<S extends z.ZodType, T = undefined>(
     const payload = args.at(-1);
     const raw = payload instanceof FormData ? formDataToObject(payload) : (payload ?? {});
     try {
-      const user = await requireRole(options.role);
+      const user = await requireRole(options.role, options.name);
       await assertExpectedGame(raw, user);
       const unstorable = unstorableFields(raw);
       if (Object.keys(unstorable).length > 0) return invalidInput(unstorable, raw);

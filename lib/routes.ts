@@ -64,7 +64,7 @@ export function defineRoute<P = Record<string, string>>(role: Role, handler: Rou
     const elsewhere = startedElsewhere(request);
     if (elsewhere) return elsewhere;
     try {
-      const user = await requireRole(role);
+      const user = await requireRole(role, `${request.method} ${new URL(request.url).pathname}`);
       const params = (await context?.params) ?? ({} as P);
       return await handler(request, { user, params });
     } catch (error) {

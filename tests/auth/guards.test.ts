@@ -42,6 +42,17 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
+/** The latest refusal for want of a role in the audit log. */
+async function lastRefusal() {
+  return t.db
+    .selectFrom("audit_log")
+    .select(["actor_email", "target", "outcome", "detail"])
+    .where("action", "=", "access.refused")
+    .where("outcome", "=", "refused_role")
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+}
+
 describe("server actions", () => {
   it("finds the app's server actions", () => {
     expect(actionFiles.length).toBeGreaterThan(3);
@@ -72,6 +83,11 @@ describe("server actions", () => {
           await expect(action(new FormData()), `${exportName} as ${below}`).resolves.toMatchObject({
             ok: false,
             code: "FORBIDDEN",
+          });
+          expect(await lastRefusal(), `${exportName}'s refusal audited`).toMatchObject({
+            actor_email: expect.stringMatching(new RegExp(`^${below}-`)),
+            target: expect.any(String),
+            detail: { needs: role, role: below },
           });
         }
         // A fresh session: the action may be "sign out", and a redirect means it ran.
@@ -129,6 +145,10 @@ describe("route handlers", () => {
         if (below) {
           actAs(sessions.get(below)!);
           expect((await call()).status, `${method} as ${below}`).toBe(403);
+          expect(await lastRefusal(), `${method}'s refusal audited`).toMatchObject({
+            target: `${method} /x`,
+            detail: { needs: role, role: below },
+          });
         }
       }
     });
