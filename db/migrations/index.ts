@@ -47,6 +47,7 @@ import * as taxFormWithdrawnCause from "./2026_12_14_0900_tax_form_withdrawn_cau
 import * as liabilityIdx from "./2026_12_15_0900_liability_idx";
 import * as auditFacetsIdx from "./2026_12_15_0930_audit_facets_idx";
 import * as paymentReturnUndone from "./2026_12_16_0900_payment_return_undone";
+import * as statementReversedBefore from "./2026_12_17_0900_statement_reversed_before";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -104,4 +105,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_15_0900_liability_idx": liabilityIdx,
   "2026_12_15_0930_audit_facets_idx": auditFacetsIdx,
   "2026_12_16_0900_payment_return_undone": paymentReturnUndone,
+  "2026_12_17_0900_statement_reversed_before": statementReversedBefore,
 };

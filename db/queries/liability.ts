@@ -190,7 +190,8 @@ export async function sumSnapshotNetByRecipient(
       sql<string>`r.recipient_player_id::text`.as("recipientPlayerId"),
       sql<string | null>`max(r.player_name)`.as("playerName"),
       sql<string | null>`max(r.player_email)`.as("playerEmail"),
-      // As the statements will take them.
+      // In cents as the statements will take them (less, once prepared, the part of a reversal reported again that
+      // another window's approved batch deducted: not known before, so counted whole until the window is prepared).
       sql<string>`sum(${snapshotNetInCents("r")})::text`.as("netUsd"),
     ])
     .where("r.snapshot_id", "in", params.snapshotIds)

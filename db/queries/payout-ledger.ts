@@ -152,6 +152,7 @@ export async function listClosedStatementsWithSnapshotNet(
       "st.state",
       "st.in_snapshot",
       "st.net_attributed_usd",
+      "st.reversed_before_usd",
       "st.carried_in_usd",
       "st.payable_usd",
       "st.carry_out_usd",

@@ -251,9 +251,12 @@ export async function listUntakenCarries(trx: Trx, gameId: string) {
 }
 
 /**
- * Whether the recipient (`r`, of a snapshot) has a reversal known only from its period row that a live batch of
- * another window of the game deducted too, known the same way: the service reports such a reversal wholly in the
- * window of the period's latest refund, so a later refund moves the part deducted before into this window.
+ * Whether the recipient (`r`, of a snapshot) has a reversal known only from its period row that a batch of another
+ * window of the game deducts too, known the same way, and this one cannot leave out: the service reports such a
+ * reversal wholly in the window of the period's latest refund, so a later refund moves the part deducted before into
+ * this window. What an approved batch deducted of a reversal known wholly from its period row (one row: its only
+ * event is the period row's) is known and left out (REVERSAL_DEDUCTED_BEFORE); a draft's may still change, and of a
+ * period whose refunds are partly known from receipts (those stay in their own windows) the part moved is not told.
  */
 const REVERSAL_REPORTED_AGAIN = sql<boolean>`exists (select 1 from snapshot_reversal v
   join snapshot s on s.id = v.snapshot_id
@@ -262,11 +265,57 @@ const REVERSAL_REPORTED_AGAIN = sql<boolean>`exists (select 1 from snapshot_reve
   join snapshot_reversal p on p.snapshot_id = b.snapshot_id and p.period_id = v.period_id
   where v.snapshot_id = r.snapshot_id and v.recipient_player_id = r.recipient_player_id
     and v.reversal_basis = 'period_row' and p.reversal_basis = 'period_row'
-    and p.recipient_player_id = v.recipient_player_id and p.reversed_attributed_usd <> 0)`;
+    and p.recipient_player_id = v.recipient_player_id and p.reversed_attributed_usd <> 0
+    and (b.status = 'draft' or v.event_count <> 1 or p.event_count <> 1))`;
 
 /**
- * The recipients of a snapshot with their figures, whether any of their lines lacks attribution, and whether a
- * reversal of theirs was deducted in another window's batch already (REVERSAL_REPORTED_AGAIN).
+ * Of the recipient's (`r`) reversals known wholly from their period row, the part approved batches of other windows
+ * deducted already: for each period, the most any of them was reported (each such report is the period's whole
+ * reversal to date, and each batch deducted only what the ones approved before it had not), up to this report.
+ */
+const REVERSAL_DEDUCTED_BEFORE = sql<string>`coalesce((select sum(least(v.reversed_attributed_usd, d.before))
+  from snapshot_reversal v
+  join snapshot s on s.id = v.snapshot_id
+  cross join lateral (select max(p.reversed_attributed_usd) as before from payout_batch b
+    join snapshot_reversal p on p.snapshot_id = b.snapshot_id and p.period_id = v.period_id
+    where b.game_id = s.game_id and b.status in ('approved', 'paid')
+      and (b.window_start <> s.window_start or b.window_end <> s.window_end)
+      and p.recipient_player_id = v.recipient_player_id and p.reversal_basis = 'period_row' and p.event_count = 1
+      and p.reversed_attributed_usd > 0) d
+  where v.snapshot_id = r.snapshot_id and v.recipient_player_id = r.recipient_player_id
+    and v.reversal_basis = 'period_row' and v.event_count = 1 and v.reversed_attributed_usd > 0
+    and d.before is not null), 0)::text`;
+
+/**
+ * The statements of a batch with reversals: the part deducted before each recorded at preparation, beside what the
+ * snapshot reports and what approved batches of other windows deducted now (REVERSAL_DEDUCTED_BEFORE): one approved
+ * since the batch was prepared makes them differ.
+ */
+export async function listDeductionsOfBatch(
+  trx: Trx,
+  p: { batchId: string; snapshotId: string },
+): Promise<{ recipient: string; storedUsd: string; reportedUsd: string; beforeNowUsd: string }[]> {
+  return trx
+    .selectFrom("payout_statement as st")
+    .innerJoin("snapshot_recipient as r", (join) =>
+      join.on("r.snapshot_id", "=", p.snapshotId).onRef("r.recipient_player_id", "=", "st.recipient_player_id"),
+    )
+    .select([
+      "st.recipient_player_id as recipient",
+      sql<string>`st.reversed_before_usd::text`.as("storedUsd"),
+      sql<string>`r.reversed_attributed_usd::text`.as("reportedUsd"),
+      REVERSAL_DEDUCTED_BEFORE.as("beforeNowUsd"),
+    ])
+    .where("st.batch_id", "=", p.batchId)
+    .where("st.reversal_count", ">", 0)
+    .orderBy("st.recipient_player_id")
+    .execute();
+}
+
+/**
+ * The recipients of a snapshot with their figures, whether any of their lines lacks attribution, whether a reversal
+ * of theirs is deducted in another window's draft batch too (REVERSAL_REPORTED_AGAIN), and how much of their reversals
+ * approved batches of other windows deducted already (REVERSAL_DEDUCTED_BEFORE).
  */
 export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: string) {
   return trx
@@ -274,6 +323,7 @@ export async function listSnapshotRecipientsForStatements(trx: Trx, snapshotId: 
     .select(RECIPIENT_FIGURES)
     .select(RECIPIENT_HAS_UNAVAILABLE.as("has_unavailable"))
     .select(REVERSAL_REPORTED_AGAIN.as("reversal_reported_again"))
+    .select(REVERSAL_DEDUCTED_BEFORE.as("reversed_before_usd"))
     .where("r.snapshot_id", "=", snapshotId)
     .orderBy("r.recipient_player_id")
     .execute();

@@ -185,7 +185,8 @@ function recipientFiguresOf(r: FigureRow) {
     reversalCount: r.reversal_count,
     grossAttributedUsd: formatUsd(r.gross_attributed_usd),
     reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
-    // As its statement will take it: gross and reversed in cents, then their difference.
+    // In cents as its statement will take it: gross and reversed in cents, then their difference (a statement leaves
+    // out too the part of a reversal reported again that another window's approved batch deducted).
     netAttributedUsd: formatUsd(netInCents(r.gross_attributed_usd, r.reversed_attributed_usd)),
   };
 }

@@ -48,7 +48,10 @@ export type PayoutStatementTable = {
   subscription_count: number;
   reversal_count: number;
   gross_attributed_usd: Numeric;
+  /** What the statement deducts of the reversals reported: those less `reversed_before_usd`. */
   reversed_attributed_usd: Numeric;
+  /** Reported in the snapshot and deducted already by another window's approved batch (2026_12_17_0900). */
+  reversed_before_usd: ColumnType<string, string | undefined, string>;
   net_attributed_usd: Numeric;
   carried_in_usd: Numeric;
   available_usd: Numeric;

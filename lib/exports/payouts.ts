@@ -27,7 +27,14 @@ export const PAYOUT_COLUMNS: readonly ExportColumn[] = [
   {
     name: "reversed_attributed_usd",
     type: "decimal",
-    description: "Share reversed by refunds recorded in the window.",
+    description: "Share reversed by refunds recorded in the window, as the statement deducts it.",
+  },
+  {
+    name: "reversed_before_usd",
+    type: "decimal",
+    description:
+      "Reported reversed in the window too, and deducted already by another window's batch (a reversal reported " +
+      "again after a later refund): not deducted again. 0.00 for most.",
   },
   { name: "net_attributed_usd", type: "decimal", description: "gross − reversed (may be negative)." },
   {
@@ -84,6 +91,7 @@ export function statementRow(s: PayoutStatement): ExportRow {
     reversal_count: String(s.reversalCount),
     gross_attributed_usd: s.grossAttributedUsd,
     reversed_attributed_usd: s.reversedAttributedUsd,
+    reversed_before_usd: s.reversedBeforeUsd,
     net_attributed_usd: s.netAttributedUsd,
     carried_in_usd: s.carriedInUsd,
     available_usd: s.availableUsd,

@@ -5,7 +5,7 @@ import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
 import { listFlagCandidates } from "@/db/queries/profiles";
 import { summarizeBatch } from "@/db/queries/batch-tally";
-import type { LockedStatement } from "@/db/queries/payout-statements";
+import { listDeductionsOfBatch, type LockedStatement } from "@/db/queries/payout-statements";
 import type { PayoutStatementState } from "@/db/tables/payouts";
 import { auditTwoPersonRefusals } from "@/lib/audit";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
@@ -17,6 +17,7 @@ import { type ActiveFlag, type BatchFlags, openFlagsOf, overrideOf, readRecipien
 import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
+import { staleDeductionRefusal } from "./build-statements";
 import { describeFlags, type Skipped, transition } from "./transition";
 import { TRANSITIONS } from "./transition-table";
 import { refusePaidOnBefore } from "./paid-on";
@@ -197,6 +198,9 @@ export async function approvePayoutBatch(
             `${drafts} statement${drafts === 1 ? " is" : "s are"} still in draft: ` +
               "approve or hold every statement first.",
           );
+        const deductions = await listDeductionsOfBatch(trx, { batchId: batch.id, snapshotId: batch.snapshot_id });
+        const stale = staleDeductionRefusal(deductions);
+        if (stale) throw new AppError("CONFLICT", stale);
         // Read under the batch lock, on this transaction: a flag raised while approval waited for the lock counts.
         // The window's own first (raised since the page was drawn): holding a statement does not clear it.
         const windowOpen = flags ? flags.window.filter((f) => !overrideOf(f, flags.overrides)) : [];

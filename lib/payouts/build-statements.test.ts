@@ -1,6 +1,12 @@
 import { money } from "@/core/money";
 import { describe, expect, it } from "vitest";
-import { buildStatements, type CarryInput, type SnapshotRecipientInput } from "./build-statements";
+import {
+  buildStatements,
+  type CarryInput,
+  type SnapshotRecipientInput,
+  staleDeductionRefusal,
+} from "./build-statements";
+import { netInCents } from "@/core/money";
 
 function recipient(id: string, gross: string, reversed = "0", more: Partial<SnapshotRecipientInput> = {}) {
   return {
@@ -103,5 +109,35 @@ describe("buildStatements", () => {
     for (const s of statements) {
       expect(money(s.payableUsd).plus(s.carryOutUsd).equals(s.availableUsd)).toBe(true);
     }
+  });
+
+  it("deducts a reversal reported again once, in cents, so that with the part deducted before it adds up", () => {
+    // Reported 2.005 (2.01 as a statement takes it), 0.005 of it (0.01) deducted in another window's batch.
+    const [s] = build([recipient("1", "10.00", "2.005", { reversedBeforeUsd: "0.005" })]).statements;
+    expect([s?.reversedUsd, s?.reversedBeforeUsd, s?.netAttributedUsd]).toEqual(["2.00", "0.01", "8.00"]);
+    expect(
+      netInCents("10.00", "2.005")
+        .plus(s?.reversedBeforeUsd ?? "")
+        .toFixed(2),
+    ).toBe(s?.netAttributedUsd);
+    // Never more than reported here, never less than nothing.
+    const [capped, none] = build([
+      recipient("2", "10.00", "1.00", { reversedBeforeUsd: "3.00" }),
+      recipient("3", "10.00", "1.00", { reversedBeforeUsd: "0" }),
+    ]).statements;
+    expect([capped?.reversedUsd, capped?.reversedBeforeUsd, capped?.netAttributedUsd]).toEqual([
+      "0.00",
+      "1.00",
+      "10.00",
+    ]);
+    expect([none?.reversedUsd, none?.reversedBeforeUsd]).toEqual(["1.00", "0.00"]);
+  });
+
+  it("refuses approval only when what other windows deducted changed since preparation, in cents", () => {
+    const held = { recipient: "1", storedUsd: "0.01", reportedUsd: "2.005", beforeNowUsd: "0.005" };
+    expect(staleDeductionRefusal([held])).toBeNull();
+    expect(staleDeductionRefusal([held, { ...held, recipient: "4", beforeNowUsd: "1.00" }])).toMatch(
+      /\(recipient 4\): approving would deduct it twice/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { formatUsd, money, sumMoney } from "@/core/money";
+import { formatUsd, type Money, money, roundCents, sumMoney } from "@/core/money";
 import { computeStatementFigures, type StatementFigures } from "./compute";
 
 /**
@@ -17,11 +17,18 @@ type RecipientFacts = {
   subscriptions: number;
   reversals: number;
   grossUsd: string;
+  /** What the statement deducts of the reversals reported (those less `reversedBeforeUsd`). */
   reversedUsd: string;
+  /** Reported in the snapshot and deducted already by another window's approved batch. */
+  reversedBeforeUsd: string;
 };
 
-export type SnapshotRecipientInput = RecipientFacts & {
+export type SnapshotRecipientInput = Omit<RecipientFacts, "reversedBeforeUsd"> & {
   recipient: string;
+  /** As the snapshot reports them: every reversal of the window, `reversedBeforeUsd` included. */
+  reversedUsd: string;
+  /** Of those, what approved batches of other windows deducted already (a reversal reported again). */
+  reversedBeforeUsd?: string;
   /** Some of the recipient's lines could not be attributed. */
   hasUnavailable: boolean;
   /** A reversal of theirs known only from its period row was deducted in another window's batch too. */
@@ -49,6 +56,18 @@ export type BuiltStatement = StatementFigures &
 export type BuiltCarry = { fromStatementId: string; toStatementId: string; amountUsd: string };
 
 export type BuiltStatements = { statements: BuiltStatement[]; carries: BuiltCarry[]; payableUsd: string };
+
+/**
+ * Of the reversals reported, the part deducted already (deducting it here would charge the recipient for it twice),
+ * in cents as a statement takes its reversals: never less than nothing, nor more than reported here. The statement
+ * deducts the reported reversals in cents less this, so that with it they add up to the snapshot's in cents.
+ */
+export function deductedBefore(reportedUsd: string, beforeUsd: string): Money {
+  const reported = roundCents(money(reportedUsd));
+  const before = roundCents(money(beforeUsd));
+  if (!before.gt(0) || !reported.gt(0)) return money("0");
+  return before.gt(reported) ? reported : before;
+}
 
 export function buildStatements(input: {
   recipients: readonly SnapshotRecipientInput[];
@@ -81,6 +100,7 @@ export function buildStatements(input: {
       id,
       grossUsd: formatUsd(r.grossUsd),
       reversedUsd: formatUsd(r.reversedUsd),
+      reversedBeforeUsd: formatUsd(r.reversedBeforeUsd),
     });
     for (const c of from)
       carries.push({ fromStatementId: c.fromStatementId, toStatementId: id, amountUsd: c.amountUsd });
@@ -93,7 +113,9 @@ export function buildStatements(input: {
     if (r.hasUnavailable) flags.push("attribution_unavailable");
     if (r.reversalReportedAgain) flags.push("reversal_reported_again");
     const { hasUnavailable: _, reversalReportedAgain: __, ...rest } = r;
-    add({ ...rest, inSnapshot: true, flags });
+    const before = deductedBefore(r.reversedUsd, r.reversedBeforeUsd ?? "0");
+    const reversedUsd = before.isZero() ? r.reversedUsd : formatUsd(roundCents(money(r.reversedUsd)).minus(before));
+    add({ ...rest, reversedUsd, reversedBeforeUsd: formatUsd(before), inSnapshot: true, flags });
   }
   for (const [recipient, from] of carriesByRecipient) {
     if (seen.has(recipient)) continue;
@@ -112,8 +134,28 @@ export function buildStatements(input: {
       reversals: 0,
       grossUsd: "0.00",
       reversedUsd: "0.00",
+      reversedBeforeUsd: "0.00",
       flags: latest?.resolved === false ? ["unresolved_recipient"] : [],
     });
   }
   return { statements, carries, payableUsd: formatUsd(sumMoney(statements.map((s) => s.payableUsd))) };
+}
+
+/**
+ * Why a batch is not approved when part of a reversal reported again was deducted, since it was prepared, by
+ * another window's batch approved meanwhile: its frozen figures deduct that part too (the part deducted before,
+ * recorded at preparation, is no longer what approved batches of other windows deducted). Prepared again, it deducts
+ * the rest.
+ * Null when every statement's part still holds.
+ */
+export function staleDeductionRefusal(
+  deductions: readonly { recipient: string; storedUsd: string; reportedUsd: string; beforeNowUsd: string }[],
+): string | null {
+  const stale = deductions.filter((d) => !deductedBefore(d.reportedUsd, d.beforeNowUsd).equals(d.storedUsd));
+  if (stale.length === 0) return null;
+  const recipients = stale.map((d) => d.recipient).join(", ");
+  return (
+    "Another window's batch, approved since this one was prepared, deducted part of a reversal this batch deducts " +
+    `too (recipient ${recipients}): approving would deduct it twice. Discard this batch and prepare the window again.`
+  );
 }

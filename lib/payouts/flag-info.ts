@@ -95,10 +95,12 @@ export const FLAG_INFO: Record<PayoutFlag, { label: string; meaning: string }> =
   reversal_reported_again: {
     label: "Reversal reported again",
     meaning:
-      "A reversal the service knows only from its period row (no refund receipts) was deducted in the batch of " +
-      "another window and is reported again here, whole, after a later refund of the same period: deducting it " +
-      "here would charge the recipient for the earlier part twice. Compare the two windows' reversals of that " +
-      "period, then hold the payout or override with a reason.",
+      "A reversal the service knows only from its period row is deducted by another window's batch too, and reported " +
+      "again here, whole, after a later refund of the same period; this statement cannot leave out the part " +
+      "deducted there: that batch is still a draft (approve or discard it first, then prepare this window again), " +
+      "or the period's refunds are partly known from receipts (compare the two windows' reversals of it). " +
+      "Deducting it here would charge the recipient for the earlier part twice: hold the payout, or override with " +
+      "a reason.",
   },
   carried_with_open_flags: {
     label: "Carried in with open flags",

@@ -13,7 +13,8 @@ import { countOf } from "@/lib/format";
  * where "windows paid from" are the windows of the recipient's closed statements (paid, or closed with nothing to pay),
  * "paid" is what those statements paid, and "carried" is the balance carried out of them that no closed statement has
  * taken in yet. Each side is read from a different place: net attributed from the snapshot rows the batches were built
- * on (not the statement's copy), payments from the statements, carries from the carry links. Along the way it checks
+ * on (not the statement's copy; a reversal reported again adds back the part deducted in another window, which the
+ * statement records), payments from the statements, carries from the carry links. Along the way it checks
  * that each statement adds up and that every carry link moves exactly what its statement carried out.
  *
  * Payment files and returns: a statement in payment is open (unsettled) in exactly one live file, the one it
@@ -58,11 +59,12 @@ export async function checkLedgerInvariant(
     const acc = accOf(s.recipient_player_id);
     acc.windows += 1;
     // Net attributed as the snapshot reported it, in cents as a statement takes it (netInCents); a recipient absent
-    // from the snapshot earned nothing there.
+    // from the snapshot earned nothing there. A reversal reported again is deducted once: what another window's
+    // batch deducted already is added back.
     const snapshotNet =
       s.snapshot_gross_usd === null || s.snapshot_reversed_usd === null
         ? money("0")
-        : netInCents(s.snapshot_gross_usd, s.snapshot_reversed_usd);
+        : netInCents(s.snapshot_gross_usd, s.snapshot_reversed_usd).plus(s.reversed_before_usd);
     if (s.snapshot_net_usd === null && s.in_snapshot)
       acc.problems.push(`statement ${s.id}: recipient missing from its snapshot`);
     if (!snapshotNet.equals(s.net_attributed_usd))

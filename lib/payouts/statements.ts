@@ -34,7 +34,13 @@ export type PayoutStatement = {
   subscriptionCount: number;
   reversalCount: number;
   grossAttributedUsd: string;
+  /** What the statement deducts of the reversals its snapshot reports for the recipient. */
   reversedAttributedUsd: string;
+  /**
+   * Reported too, and deducted already by another window's approved batch (a reversal the service knows only from its
+   * period row, reported wholly again after a later refund): not deducted again.
+   */
+  reversedBeforeUsd: string;
   netAttributedUsd: string;
   carriedInUsd: string;
   /** net + carried in. */
@@ -154,6 +160,7 @@ export function toStatement(r: PayoutStatementRow): PayoutStatement {
     reversalCount: r.reversal_count,
     grossAttributedUsd: formatUsd(r.gross_attributed_usd),
     reversedAttributedUsd: formatUsd(r.reversed_attributed_usd),
+    reversedBeforeUsd: formatUsd(r.reversed_before_usd),
     netAttributedUsd: formatUsd(r.net_attributed_usd),
     carriedInUsd: formatUsd(r.carried_in_usd),
     availableUsd: formatUsd(r.available_usd),

@@ -2,7 +2,7 @@ import "server-only";
 import { stringify } from "csv-stringify/sync";
 import { CSV_WRITE, neutraliseText } from "@/lib/exports/csv";
 import { formatExact, money } from "@/lib/money";
-import { convertedText, type StatementDocument } from "./model";
+import { convertedText, REPORTED_AGAIN, type StatementDocument } from "./model";
 
 /**
  * The statement as CSV: one row per fact, `section,item,date,window,amount_usd,detail`, UTF-8, CRLF. Amounts are the
@@ -39,6 +39,9 @@ export function statementCsv(doc: StatementDocument): string {
       `${doc.renewals.count} renewals, ${doc.renewals.subscriptionCount} subscriptions`,
     ],
     ["summary", "reversals", null, window, f.reversedAttributedUsd, `${doc.reversals.length} reversals`],
+    ...(money(f.reversedBeforeUsd).isZero()
+      ? []
+      : [["summary", "reversals_deducted_before", null, window, f.reversedBeforeUsd, REPORTED_AGAIN] as Row]),
     ["summary", "net", null, window, f.netAttributedUsd, null],
     ["summary", "available", null, window, f.availableUsd, null],
     ["summary", "rolled_over_under_minimum", null, window, f.rolledOverUsd, `minimum ${f.minPayoutUsd}`],

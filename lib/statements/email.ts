@@ -1,9 +1,9 @@
 import "server-only";
 import type { SendMailOptions } from "nodemailer";
-import { Money } from "@/core/money";
+import { Money, money } from "@/core/money";
 import { windowUtcText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
-import { convertedText, type StatementDocument } from "./model";
+import { convertedText, REPORTED_AGAIN, type StatementDocument } from "./model";
 
 /** The email that carries a statement: the figures in plain words, the PDF attached, and the signed link. */
 export function statementEmail(input: {
@@ -28,6 +28,9 @@ export function statementEmail(input: {
     `Carried in: ${formatUsdText(f.carriedInUsd)}`,
     `Renewals (${doc.renewals.count}): ${formatUsdText(f.grossAttributedUsd)}`,
     `Reversals deducted (${doc.reversals.length}): ${formatUsdText(f.reversedAttributedUsd)}`,
+    ...(money(f.reversedBeforeUsd).isZero()
+      ? []
+      : [`Of the reversals listed, ${REPORTED_AGAIN}: ${formatUsdText(f.reversedBeforeUsd)}`]),
     `Net: ${formatUsdText(f.netAttributedUsd)}`,
     `Payable: ${formatUsdText(f.payableUsd)}`,
     `Carried out: ${formatUsdText(f.carriedOutUsd)}`,

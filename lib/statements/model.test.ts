@@ -22,6 +22,7 @@ const base: PayoutStatement = {
   reversalCount: 0,
   grossAttributedUsd: "120.00",
   reversedAttributedUsd: "0.00",
+  reversedBeforeUsd: "0.00",
   netAttributedUsd: "120.00",
   carriedInUsd: "0.00",
   availableUsd: "120.00",
@@ -121,6 +122,22 @@ describe("a held statement's email", () => {
     expect(mailFor(underMinimum)).not.toContain("Your payment of");
     const owed = { ...held, payableUsd: "120.00", carryOutUsd: "0.00" };
     expect(mailFor(owed)).toContain("Your payment of USD 120.00 is held: Waiting for a tax form");
+  });
+});
+
+describe("a statement with a reversal reported again", () => {
+  it("says the part an earlier statement deducted is not deducted again, and says nothing of it otherwise", () => {
+    const doc = documentOf({ ...base, reversedAttributedUsd: "3.00", reversedBeforeUsd: "2.00" });
+    expect(mailOf(doc)).toContain(
+      "Of the reversals listed, already deducted in an earlier statement (not deducted again): USD 2.00",
+    );
+    expect(csvCells(statementCsv(doc)).get("summary/reversals_deducted_before")?.slice(4)).toEqual([
+      "2.00",
+      "already deducted in an earlier statement (not deducted again)",
+    ]);
+    const plain = documentOf(base);
+    expect(mailOf(plain)).not.toContain("already deducted");
+    expect(csvCells(statementCsv(plain)).has("summary/reversals_deducted_before")).toBe(false);
   });
 });
 

@@ -9,6 +9,9 @@ import { formatInstant, windowDaysText } from "@/lib/time";
 import type { StatementSettings } from "./settings";
 
 /** What a recipient's statement document says; the PDF and the CSV are both written from this one object. */
+/** A reversal reported again, as a statement words the part another window deducted already. */
+export const REPORTED_AGAIN = "already deducted in an earlier statement (not deducted again)";
+
 export type StatementDocument = {
   number: number;
   /** "PD-<game>-000042": the number as printed and used for file names. */
@@ -23,7 +26,10 @@ export type StatementDocument = {
   figures: {
     carriedInUsd: string;
     grossAttributedUsd: string;
+    /** What the statement deducts of the reversals listed. */
     reversedAttributedUsd: string;
+    /** Listed too, and deducted already by an earlier statement (a reversal reported again): not deducted again. */
+    reversedBeforeUsd: string;
     netAttributedUsd: string;
     availableUsd: string;
     /** Rolled over under the minimum (a positive balance that pays nothing this time), else 0.00. */
@@ -213,6 +219,7 @@ export function buildStatementDocument(input: {
       carriedInUsd: s.carriedInUsd,
       grossAttributedUsd: s.grossAttributedUsd,
       reversedAttributedUsd: s.reversedAttributedUsd,
+      reversedBeforeUsd: s.reversedBeforeUsd,
       netAttributedUsd: s.netAttributedUsd,
       availableUsd: s.availableUsd,
       rolledOverUsd: formatUsd(rolledOver),

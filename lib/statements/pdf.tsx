@@ -3,7 +3,8 @@ import path from "node:path";
 import { Document, Font, Page, renderToBuffer, StyleSheet, Text, View } from "@react-pdf/renderer";
 import { windowDaysText, windowUtcText } from "@/core/time";
 import { formatUsdText } from "@/lib/format";
-import { convertedText, type StatementDocument } from "./model";
+import { convertedText, REPORTED_AGAIN, type StatementDocument } from "./model";
+import { money } from "@/core/money";
 
 /**
  * The statement as PDF (@react-pdf/renderer, no browser). Noto Sans is embedded from its npm package so that names
@@ -247,6 +248,9 @@ function StatementPdf({ doc }: { doc: StatementDocument }) {
           value={usd(f.grossAttributedUsd)}
         />
         <Line label={`Reversals deducted: ${doc.reversals.length}`} value={usd(f.reversedAttributedUsd)} />
+        {money(f.reversedBeforeUsd).isZero() ? null : (
+          <Line label={`Of the reversals listed, ${REPORTED_AGAIN}`} value={usd(f.reversedBeforeUsd)} />
+        )}
         <Line label="Net for the window" value={usd(f.netAttributedUsd)} />
         <Line label="Available" value={usd(f.availableUsd)} />
         <Line label={`Rolled over under the minimum of ${usd(f.minPayoutUsd)}`} value={usd(f.rolledOverUsd)} />

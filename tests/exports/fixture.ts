@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db";
+import { money } from "@/core/money";
 import { saveGame } from "@/lib/games/games";
 
 /**
@@ -13,6 +14,8 @@ export type RecipientInput = {
   email: string | null;
   resolved?: boolean;
   net?: string;
+  /** Reversed attributed (0.00 when not given): gross is net plus this. */
+  reversed?: string;
 };
 
 export type LineInput = {
@@ -148,9 +151,11 @@ export async function insertSnapshot(
         identity_id: null,
         renewal_count: 1,
         subscription_count: 1,
-        reversal_count: 0,
-        gross_attributed_usd: r.net ?? "0.00",
-        reversed_attributed_usd: "0.00",
+        reversal_count: reversals.filter((v) => v.recipientId === r.id).length,
+        gross_attributed_usd: money(r.net ?? "0.00")
+          .plus(r.reversed ?? "0.00")
+          .toFixed(2),
+        reversed_attributed_usd: r.reversed ?? "0.00",
         net_attributed_usd: r.net ?? "0.00",
       })
       .execute();

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveStatements, discardPayoutBatch, preparePayoutBatch } from "@/lib/payouts/batches";
+import { money } from "@/core/money";
+import { markStatementsPaid } from "@/lib/payouts/batch-approval";
+import { approvePayoutBatch, approveStatements, discardPayoutBatch, preparePayoutBatch } from "@/lib/payouts/batches";
+import { overrideFlag } from "@/lib/payouts/flag-override";
+import { checkLedgerInvariant } from "@/lib/payouts/invariant";
+import { listLedgerEntries } from "@/lib/payouts/ledger";
 import { monthWindow } from "@/lib/time";
 import { addGame, insertSnapshot, type ReversalInput } from "../exports/fixture";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -7,29 +12,37 @@ import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/
 /**
  * The service reports a reversal it knows only from the period row ("period_row = coarse fallback, reported wholly in
  * the window of the latest refund"): refunded again later, the whole reversal moves to the later window, the part a
- * batch of the earlier window deducted included. Preparing the later window flags the recipient instead of deducting
- * that part a second time unseen.
+ * batch of the earlier window deducted included. What an approved batch deducted is not deducted again; a draft's may
+ * still change, so preparing the later window beside it flags the recipient instead.
  */
 
 const GAME = "reported-again";
 const acting = { actor: { id: "u-prep", email: "prep@payout-desk.test" }, via: "web" as const };
+const approving = { actor: { id: "u-appr", email: "appr@payout-desk.test" }, via: "web" as const };
 let t: TestDatabase;
 
-const reversal = (periodId: number, recipientId: number, usd: string, basis: ReversalInput["basis"]) => ({
-  periodId,
-  recipientId,
-  reversedAttributedUsd: usd,
-  basis,
-  events: [],
-});
+/**
+ * A period's reversal as a window reports it: known wholly from its period row, one event (the row's); with
+ * `receipts`, refunds with receipts beside it, each an event of its own (the period row's part then cannot be told).
+ */
+const reversal = (periodId: number, recipientId: number, usd: string, basis: ReversalInput["basis"], receipts = 0) => {
+  const event = { refundedAt: "2026-01-20T00:00:00Z", amountUsd: "1.00", before: "0", after: "1.00", full: false };
+  const events = Array.from({ length: 1 + receipts }, () => ({ ...event, reversedAttributedUsd: "0.50" }));
+  return { periodId, recipientId, reversedAttributedUsd: usd, basis, events };
+};
 
-const month = (key: string, reversals: ReversalInput[]) => {
+/** A month's snapshot: recipients 1 to 3, each netting 50.00 less what `reversed` names for them. */
+const month = (key: string, reversals: ReversalInput[], reversed: Record<number, string> = {}) => {
   const w = monthWindow(key);
   return insertSnapshot(t.db, {
     gameId: GAME,
     start: new Date(w.startMs).toISOString(),
     end: new Date(w.endMs).toISOString(),
-    recipients: [1, 2, 3].map((id) => ({ id, name: `R${id}`, email: `r${id}@example.test`, net: "50.00" })),
+    recipients: [1, 2, 3].map((id) => {
+      const cut = reversed[id] ?? "0.00";
+      const net = money("50.00").minus(cut).toFixed(2);
+      return { id, name: `R${id}`, email: `r${id}@example.test`, net, reversed: cut };
+    }),
     lines: [],
     reversals,
   });
@@ -42,6 +55,16 @@ async function flagsOf(batchId: string): Promise<Record<string, string[]>> {
     .where("batch_id", "=", batchId)
     .execute();
   return Object.fromEntries(rows.map((r) => [r.recipient_player_id, r.recipient_flags]));
+}
+
+/** What the recipient's statement in the batch deducts: its flags, the reversals deducted and those deducted before. */
+async function deductionOf(batchId: string, recipient: number) {
+  return t.db
+    .selectFrom("payout_statement")
+    .select(["recipient_flags", "reversed_attributed_usd", "reversed_before_usd", "net_attributed_usd"])
+    .where("batch_id", "=", batchId)
+    .where("recipient_player_id", "=", String(recipient))
+    .executeTakeFirstOrThrow();
 }
 
 beforeAll(async () => {
@@ -95,4 +118,111 @@ describe("a reversal known only from its period row, reported again in a later w
     const again = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2026-04") }, acting);
     expect(Object.values(await flagsOf(again.batchId)).flat()).toEqual([]);
   });
+
+  it("deducts only what an approved batch of another window did not, and the ledger still holds", async () => {
+    // June, approved and paid: recipient 1's period 177 reversed by period row, 2.00.
+    await month("2026-06", [reversal(177, 1, "2.00", "period_row")], { 1: "2.00" });
+    const june = await approvedAndPaid("2026-06");
+    // August: refunded again, the period's whole reversal (5.00, the 2.00 June deducted included) is reported here.
+    await month("2026-08", [reversal(177, 1, "5.00", "period_row")], { 1: "5.00" });
+    const august = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2026-08") }, acting);
+    const figures = await deductionOf(august.batchId, 1);
+    // No flag: only the 3.00 not deducted before is deducted (gross 50.00: net 47.00, not 45.00).
+    expect(figures).toEqual({
+      recipient_flags: [],
+      reversed_attributed_usd: "3.00",
+      reversed_before_usd: "2.00",
+      net_attributed_usd: "47.00",
+    });
+    // Frozen as the statement's other figures are.
+    await expect(
+      t.db
+        .updateTable("payout_statement")
+        .set({ reversed_before_usd: "0" })
+        .where("batch_id", "=", august.batchId)
+        .execute(),
+    ).rejects.toThrow(/figures are frozen once prepared/);
+    await approvedAndPaid("2026-08", august.batchId);
+    // Each reversal posted once: 2.00 in June, 3.00 in August; what each paid adds up to the snapshots' nets and the
+    // part deducted before.
+    const reversals = await listLedgerEntries(t.db, { gameId: GAME, recipientPlayerId: 1 });
+    const posted = reversals.filter((e) => e.kind === "reversal" && [june, august.batchId].includes(e.batchId));
+    expect(posted.map((e) => e.amountUsd)).toEqual(["-2.00", "-3.00"]);
+    const invariant = await checkLedgerInvariant(t.db, { gameId: GAME, recipientPlayerId: 1 });
+    expect(invariant.violations).toEqual([]);
+    expect(invariant.rows[0]).toMatchObject({ netAttributedUsd: "95.00", paidUsd: "95.00" });
+  });
+
+  it("refuses to approve a batch deducting what another window's batch approved since deducted", async () => {
+    // January prepared and left a draft; March prepared beside it (flagged), then January approved.
+    await month("2025-01", [reversal(377, 3, "2.00", "period_row")], { 3: "2.00" });
+    const january = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2025-01") }, acting);
+    await month("2025-03", [reversal(377, 3, "5.00", "period_row")], { 3: "5.00" });
+    const march = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2025-03") }, acting);
+    expect((await flagsOf(march.batchId))["3"]).toEqual(["reversal_reported_again"]);
+    await approvedAndPaid("2025-01", january.batchId);
+    // March's flag overridden, its statements approved: the batch itself is refused, nothing changed.
+    await overrideFlag(
+      t.db,
+      {
+        gameId: GAME,
+        batchId: march.batchId,
+        flag: "reversal_reported_again",
+        recipientPlayerId: 3,
+        reason: "compared both windows",
+      },
+      approving,
+    );
+    const drafts = await t.db
+      .selectFrom("payout_statement")
+      .select("id")
+      .where("batch_id", "=", march.batchId)
+      .execute();
+    await approveStatements(t.db, { gameId: GAME, batchId: march.batchId, ids: drafts.map((d) => d.id) }, acting);
+    await expect(approvePayoutBatch(t.db, { gameId: GAME, batchId: march.batchId }, approving)).rejects.toThrow(
+      /deducted part of a reversal this batch deducts too \(recipient 3\): approving would deduct it twice/,
+    );
+    // Prepared again: only the 3.00 January did not deduct.
+    await discardPayoutBatch(t.db, { gameId: GAME, batchId: march.batchId, reason: "prepare again" }, acting);
+    const again = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2025-03") }, acting);
+    expect(await deductionOf(again.batchId, 3)).toMatchObject({
+      recipient_flags: [],
+      reversed_attributed_usd: "3.00",
+      reversed_before_usd: "2.00",
+    });
+    await approvedAndPaid("2025-03", again.batchId);
+  });
+
+  it("flags, and deducts whole, a period whose refunds are partly known from receipts in another window", async () => {
+    // September: recipient 2's period 277 reversed 3.00, 1.00 of it from a receipt: the period row's part is not told.
+    await month("2026-09", [reversal(277, 2, "3.00", "period_row", 1)], { 2: "3.00" });
+    await approvedAndPaid("2026-09");
+    await month("2026-11", [reversal(277, 2, "3.50", "period_row")], { 2: "3.50" });
+    const november = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2026-11") }, acting);
+    expect(await deductionOf(november.batchId, 2)).toMatchObject({
+      recipient_flags: ["reversal_reported_again"],
+      reversed_attributed_usd: "3.50",
+      reversed_before_usd: "0.00",
+    });
+  });
 });
+
+/** Prepares the month's batch (unless given), approves it and its statements (two people), and pays every one. */
+async function approvedAndPaid(key: string, prepared?: string): Promise<string> {
+  const batchId =
+    prepared ?? (await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow(key) }, acting)).batchId;
+  const ids = async (state: string) =>
+    (
+      await t.db
+        .selectFrom("payout_statement")
+        .select("id")
+        .where("batch_id", "=", batchId)
+        .where("state", "=", state as "draft")
+        .execute()
+    ).map((r) => r.id);
+  await approveStatements(t.db, { gameId: GAME, batchId, ids: await ids("draft") }, acting);
+  await approvePayoutBatch(t.db, { gameId: GAME, batchId }, approving);
+  const paid = { paidOn: new Date().toISOString().slice(0, 10), method: "paypal" as const, reference: `PP-${key}` };
+  await markStatementsPaid(t.db, { gameId: GAME, batchId, ids: await ids("approved"), ...paid }, acting);
+  return batchId;
+}

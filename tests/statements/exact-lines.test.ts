@@ -79,6 +79,7 @@ it("reads renewal lines and reversals exactly; the CSV writes them so, each shar
     reversalCount: 2,
     grossAttributedUsd: "1.00",
     reversedAttributedUsd: "0.25",
+    reversedBeforeUsd: "0.00",
     netAttributedUsd: "0.75",
     carriedInUsd: "0.00",
     availableUsd: "0.75",

@@ -17,6 +17,7 @@ function statement(renewals: number, reversals: number): StatementDocument {
       carriedInUsd: "0.00",
       grossAttributedUsd: "10.00",
       reversedAttributedUsd: "1.00",
+      reversedBeforeUsd: "0.50",
       netAttributedUsd: "9.00",
       availableUsd: "9.00",
       rolledOverUsd: "0.00",

@@ -44,6 +44,8 @@ import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { StatementDeliveries } from "./statement-deliveries";
 import { StatementDocuments } from "./statement-documents";
 import { pageParam } from "@/lib/table-state";
+import { money } from "@/lib/money";
+import { DeductedBefore } from "./reversal-list";
 
 type Props = {
   params: Promise<{ window: string; playerId: string }>;
@@ -251,6 +253,9 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                   label: "Reversed attributed",
                   value: <Money value={statement.reversedAttributedUsd} currency="USD" />,
                 },
+                ...(money(statement.reversedBeforeUsd).isZero()
+                  ? []
+                  : [{ label: "Deducted already", value: <DeductedBefore amountUsd={statement.reversedBeforeUsd} /> }]),
                 {
                   label: "Net attributed",
                   value: <Money value={statement.netAttributedUsd} currency="USD" className="font-semibold" />,

@@ -132,3 +132,16 @@ export function ReversalList({ reversals, total }: { reversals: SnapshotReversal
     </section>
   );
 }
+
+/** The part of the reversals listed that another window's approved batch deducted already: not deducted again. */
+export function DeductedBefore({ amountUsd }: { amountUsd: string }) {
+  return (
+    <span>
+      <Money value={amountUsd} currency="USD" />{" "}
+      <span className="text-xs text-ink-muted">
+        of the reversals listed, reported again after a later refund: another window&apos;s batch deducted it, so this
+        statement does not
+      </span>
+    </span>
+  );
+}
