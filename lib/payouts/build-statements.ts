@@ -62,7 +62,7 @@ export type BuiltStatements = { statements: BuiltStatement[]; carries: BuiltCarr
  * in cents as a statement takes its reversals: never less than nothing, nor more than reported here. The statement
  * deducts the reported reversals in cents less this, so that with it they add up to the snapshot's in cents.
  */
-export function deductedBefore(reportedUsd: string, beforeUsd: string): Money {
+function deductedBefore(reportedUsd: string, beforeUsd: string): Money {
   const reported = roundCents(money(reportedUsd));
   const before = roundCents(money(beforeUsd));
   if (!before.gt(0) || !reported.gt(0)) return money("0");
