@@ -48,6 +48,7 @@ import * as liabilityIdx from "./2026_12_15_0900_liability_idx";
 import * as auditFacetsIdx from "./2026_12_15_0930_audit_facets_idx";
 import * as paymentReturnUndone from "./2026_12_16_0900_payment_return_undone";
 import * as statementReversedBefore from "./2026_12_17_0900_statement_reversed_before";
+import * as snapshotLineStatistics from "./2026_12_18_0900_snapshot_line_statistics";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -106,4 +107,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_15_0930_audit_facets_idx": auditFacetsIdx,
   "2026_12_16_0900_payment_return_undone": paymentReturnUndone,
   "2026_12_17_0900_statement_reversed_before": statementReversedBefore,
+  "2026_12_18_0900_snapshot_line_statistics": snapshotLineStatistics,
 };

@@ -17,13 +17,22 @@ export type AnalyzedTable =
   | "payout_profile"
   | "payout_profile_change";
 
+/** Tables analyzed at once, each on a connection of its own. */
+const ANALYZED_AT_ONCE = 2;
+
 /**
  * Refreshes the planner's statistics of these tables now (ANALYZE samples at most a few tens of thousands of rows a
- * table), instead of when autovacuum next comes round. Run outside a transaction, after the write committed.
+ * table), instead of when autovacuum next comes round. Run outside a transaction, after the write committed. Each
+ * table is analyzed by a statement of its own, two at a time: one ANALYZE of them all runs on one core, table after
+ * table (four tables of a snapshot of 100,000 lines took 0.64 s so).
  */
 export async function analyzeTables(db: Db, tables: readonly AnalyzedTable[]): Promise<void> {
-  if (tables.length === 0) return;
-  await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+  const queue = [...tables];
+  const next = async (): Promise<void> => {
+    for (let table = queue.shift(); table !== undefined; table = queue.shift())
+      await sql`analyze ${sql.table(table)}`.execute(db);
+  };
+  await Promise.all(Array.from({ length: Math.min(ANALYZED_AT_ONCE, queue.length) }, next));
 }
 
 /** When each table's statistics were last refreshed by an ANALYZE of ours (not autovacuum's); null if never. */

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listSnapshotDisputes, recordDisputeOpened } from "@/db/queries/disputes";
+import { LINE_COLUMNS_WITHOUT_STATISTICS } from "@/db/migrations/2026_12_18_0900_snapshot_line_statistics";
 import { lastAnalyzedAt } from "@/db/queries/statistics";
 import { approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
@@ -67,6 +68,17 @@ describe("statistics after bulk writes", () => {
     const afterApproval = await lastAnalyzedAt(env.db, batchTables);
     for (const table of batchTables)
       expect(afterApproval[table]?.getTime()).toBeGreaterThan(afterBatch[table]?.getTime() ?? Infinity);
+  });
+
+  it("[finance] the lines' statistics cover the columns queries filter, join and sort on, and only those", async () => {
+    expect(snapshotId).toBeDefined();
+    const analyzed = await sql<{ attname: string }>`
+      select attname from pg_stats where schemaname = current_schema() and tablename = 'snapshot_line'`.execute(env.db);
+    const columns = new Set(analyzed.rows.map((row) => row.attname));
+    for (const column of ["snapshot_id", "period_id", "recipient_player_id", "paid_at", "mint_order_id"])
+      expect(columns).toContain(column);
+    expect(columns).toContain("attribution_unavailable_reason");
+    for (const column of LINE_COLUMNS_WITHOUT_STATISTICS) expect(columns).not.toContain(column);
   });
 
   it("[finance] the window's disputes are looked up among the snapshot's lines by order", async () => {
