@@ -11,7 +11,7 @@ export type Trx = Transaction<Database>;
 export type DbOrTrx = Db | Trx;
 
 /** What a Db made by createDb holds beside its Kysely instance. */
-type PoolEntry = { pool: pg.Pool; readings: Slots | null };
+type PoolEntry = { pool: pg.Pool; readings: Slots | null; plugins: KyselyPlugin[] };
 
 // Kept on globalThis like the shared Db below: the app's bundles may each hold their own copy of this module,
 // and a Db made by one copy must find its pool (and the pool's reading slots) from another.
@@ -24,8 +24,9 @@ export function createDb(connectionString: string, options: { max?: number; plug
   const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection must not take the process down.
   pool.on("error", () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: options.plugins });
-  pools.set(db, { pool, readings: max >= 2 ? new Slots(Math.floor(max / 2)) : null });
+  const plugins = options.plugins ?? [];
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+  pools.set(db, { pool, readings: max >= 2 ? new Slots(Math.floor(max / 2)) : null, plugins });
   return db;
 }
 
@@ -41,6 +42,40 @@ function entryOf(db: Db): PoolEntry {
  */
 export function poolOf(db: Db): pg.Pool {
   return entryOf(db).pool;
+}
+
+/**
+ * Runs `work` in a transaction of `db` whose connection it also gets, for what Kysely does not offer on it (a `COPY …
+ * FROM STDIN`, db/queries/copy.ts): a Kysely instance of its own, with the Db's plugins, takes one connection of the
+ * pool for the transaction and hands it back when the transaction ends, committed or rolled back.
+ */
+export async function transactionWithConnection<T>(
+  db: Db,
+  work: (trx: Trx, connection: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const { pool, plugins } = entryOf(db);
+  let taken: pg.PoolClient | null = null;
+  const single = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: async () => {
+          if (taken) throw new Error("a transaction with its connection takes one connection only");
+          taken = await pool.connect();
+          return taken;
+        },
+        end: async () => {},
+      },
+    }),
+    plugins,
+  });
+  try {
+    return await single.transaction().execute((trx) => {
+      if (!taken) throw new Error("the transaction has no connection");
+      return work(trx, taken);
+    });
+  } finally {
+    await single.destroy();
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import type pg from "pg";
-import { to as copyTo } from "pg-copy-streams";
+import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { type Db, poolOf } from "@/db";
 
 /** How a streamed COPY ended: all of its output was handed on, or it was cut (see streamCopyOut). */
@@ -84,4 +84,19 @@ export async function* streamCopyOut(
     if (state === "running") state = "cut";
     release(new Error("COPY stopped by its reader"));
   }
+}
+
+/**
+ * Runs a `COPY … FROM STDIN` statement on `connection` (a transaction's: transactionWithConnection) with `chunks` as
+ * its data, each written to the connection as it is, with no copy made here. Resolves once PostgreSQL has taken every
+ * row; a row it refuses fails the statement, and with it the transaction.
+ */
+export async function copyIn(connection: pg.PoolClient, statement: string, chunks: readonly Buffer[]): Promise<void> {
+  const stream = connection.query(copyFrom(statement));
+  await new Promise<void>((resolve, reject) => {
+    stream.on("error", reject);
+    stream.on("finish", resolve);
+    for (const chunk of chunks) stream.write(chunk);
+    stream.end();
+  });
 }

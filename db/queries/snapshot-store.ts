@@ -1,8 +1,10 @@
 import "server-only";
 import { type Insertable, sql } from "kysely";
+import type pg from "pg";
 import type { DbOrTrx, Trx } from "@/db";
 import type { SnapshotTable } from "@/db/types";
 import type { TimeWindow } from "@/core/time";
+import { copyIn } from "./copy";
 import { lockForTransaction } from "./locks";
 import { BULK_TABLE_COLUMNS, type BulkTable, type ColumnType } from "./snapshot-columns";
 
@@ -15,30 +17,41 @@ import { BULK_TABLE_COLUMNS, type BulkTable, type ColumnType } from "./snapshot-
 export type StoredRow = Record<string, string | number | boolean | null | Record<string, unknown>>;
 
 const CHUNK_ROWS = 4_000;
-const PAGES_PER_STATEMENT = 10;
 
 /**
- * A one-dimensional array literal of text elements, each quoted (so that an empty string, the word NULL, commas,
- * braces or spaces are read as text), with null as NULL. PostgreSQL then reads every element with the input function
- * of the array's type, exactly as it would read a single parameter: amounts stay the decimal text the service sent.
+ * A one-dimensional array literal of text elements, each quoted unless it reads back the same without quotes (so
+ * that an empty string, the word NULL, commas, braces or spaces are read as text), with null as NULL. PostgreSQL then
+ * reads every element with the input function of the array's type, exactly as it would read a single parameter:
+ * amounts stay the decimal text the service sent.
  */
 export function arrayLiteral(values: readonly (string | null)[]): string {
   return arrayLiteralOf(values, (value) => value);
 }
 
-/** The array literal of `text(item)` for every item, built in one pass without an array of the texts in between. */
+/**
+ * An element PostgreSQL reads back exactly as written without quotes: no brace, comma, quote, backslash or space (an
+ * unquoted element is trimmed and split there), and not the word NULL in any case (checked apart). Amounts, ids and
+ * instants, most of a snapshot's cells, are written as they are instead of as a quoted copy.
+ */
+const BARE_ELEMENT = /^[^{}",\\\s]+$/;
+
+/**
+ * The array literal of `text(item)` for every item. The elements are joined once: a string grown element by element is
+ * a chain of as many pieces, each a small object that lives until the statement is sent (the chains of a thousand
+ * lines' columns outlived collections of the young generation, which copied them).
+ */
 export function arrayLiteralOf<T>(items: readonly T[], text: (item: T) => string | null | undefined): string {
-  let out = "{";
+  const elements = new Array<string>(items.length);
   for (let i = 0; i < items.length; i++) {
     const value = text(items[i] as T);
-    if (i > 0) out += ",";
-    if (value === null || value === undefined) out += "NULL";
+    if (value === null || value === undefined) elements[i] = "NULL";
+    else if (BARE_ELEMENT.test(value) && !(value.length === 4 && value.toUpperCase() === "NULL")) elements[i] = value;
     // Inside quotes only a double quote and a backslash need escaping.
     else if (value.includes('"') || value.includes("\\"))
-      out += `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-    else out += `"${value}"`;
+      elements[i] = `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+    else elements[i] = `"${value}"`;
   }
-  return `${out}}`;
+  return `{${elements.join(",")}}`;
 }
 
 function elementText(value: StoredRow[string] | undefined, type: ColumnType): string | null {
@@ -87,27 +100,59 @@ export type StoredPage = {
   body: Buffer | string;
 };
 
-export async function insertSnapshotPages(trx: Trx, snapshotId: string, pages: readonly StoredPage[]): Promise<void> {
-  // Bodies go in as plain text parameters: wrapping megabytes of JSON text in another JSON document costs more.
-  for (let start = 0; start < pages.length; start += PAGES_PER_STATEMENT) {
-    await trx
-      .insertInto("snapshot_page")
-      .values(
-        pages.slice(start, start + PAGES_PER_STATEMENT).map((page) => ({
-          snapshot_id: snapshotId,
-          seq: page.seq,
-          window_start: new Date(page.window.startMs),
-          window_end: new Date(page.window.endMs),
-          recipient_player_id: page.recipientPlayerId,
-          page_offset: page.offset,
-          page_limit: page.limit,
-          fetched_at: page.fetchedAt,
-          // Bytes go as a binary parameter, which a text column takes as its UTF-8, with no encoding here.
-          body: sql<string>`${page.body}`,
-        })),
-      )
-      .execute();
+const PAGE_COLUMNS =
+  "snapshot_id, seq, window_start, window_end, recipient_player_id, page_offset, page_limit, fetched_at, body";
+/** The start of COPY's binary format (its signature, no flags, no header extension), and its end (a count of -1). */
+const BINARY_HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
+const BINARY_TRAILER = Buffer.from([0xff, 0xff]);
+/** PostgreSQL's binary timestamps count microseconds from 2000-01-01 UTC. */
+const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
+
+/** A page's fields but its body, in COPY's binary format, ending with the body's length (its bytes follow). */
+function pageFields(snapshotId: string, page: StoredPage, bodyBytes: number): Buffer {
+  const out = Buffer.alloc(2 + (4 + 16) + 3 * (4 + 4) + 4 * (4 + 8) + 4);
+  let at = out.writeInt16BE(9, 0);
+  const int4 = (value: number) => {
+    at = out.writeInt32BE(4, at);
+    at = out.writeInt32BE(value, at);
+  };
+  const int8 = (value: bigint | null) => {
+    if (value === null) at = out.writeInt32BE(-1, at);
+    else at = out.writeBigInt64BE(value, out.writeInt32BE(8, at));
+  };
+  const instant = (ms: number) => int8(BigInt(ms - POSTGRES_EPOCH_MS) * 1000n);
+  at = out.writeInt32BE(16, at);
+  at += out.write(snapshotId.replace(/-/g, ""), at, "hex");
+  int4(page.seq);
+  instant(page.window.startMs);
+  instant(page.window.endMs);
+  int8(page.recipientPlayerId === null ? null : BigInt(page.recipientPlayerId));
+  int4(page.offset);
+  int4(page.limit);
+  instant(page.fetchedAt.getTime());
+  at = out.writeInt32BE(bodyBytes, at);
+  return out.subarray(0, at);
+}
+
+/**
+ * Writes pages by one `COPY … FROM STDIN` in binary on the publishing transaction's connection: each body goes to
+ * PostgreSQL as the bytes received, which a text column takes as UTF-8 (and refuses if they are not), with no copy
+ * made of it here (as a statement's parameter it was copied four times over).
+ */
+export async function copySnapshotPages(
+  connection: pg.PoolClient,
+  snapshotId: string,
+  pages: readonly StoredPage[],
+): Promise<void> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(snapshotId))
+    throw new Error(`not a snapshot id: ${snapshotId}`);
+  const chunks: Buffer[] = [BINARY_HEADER];
+  for (const page of pages) {
+    const body = typeof page.body === "string" ? Buffer.from(page.body) : page.body;
+    chunks.push(pageFields(snapshotId, page, body.length), body);
   }
+  chunks.push(BINARY_TRAILER);
+  await copyIn(connection, `copy snapshot_page (${PAGE_COLUMNS}) from stdin (format binary)`, chunks);
 }
 
 /**

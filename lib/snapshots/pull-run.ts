@@ -1,6 +1,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Db } from "@/db";
+import { type Db, transactionWithConnection } from "@/db";
 import { holdSessionLock } from "@/db/queries/locks";
 import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/queries/snapshot-pulls";
 import { readSnapshotSummary } from "@/db/queries/snapshots";
@@ -173,9 +173,9 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     );
     const snapshotId = randomUUID();
     // One transaction from the first page to publication: rows are written as pages arrive, and either all of it
-    // commits with the pull's "complete" status or none of it does.
-    published = await db.transaction().execute(async (trx) => {
-      const rowWriter = await createRowWriter(trx, snapshotId);
+    // commits with the pull's "complete" status or none of it does. The pages are copied in over its connection.
+    published = await transactionWithConnection(db, async (trx, connection) => {
+      const rowWriter = await createRowWriter(trx, connection, snapshotId);
       // Rows are compared with a comparable previous version while the next pages are read, not after the last one
       // (the lines in the database, once all are written).
       void previous.then((loaded) => {
@@ -196,6 +196,8 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
         onRestart: (kept) => rowWriter.reset(kept.length),
       });
       report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+      // A window read in parts has its recipients now: their rows go to the database with the last page's.
+      if (fetched.linesWritten) rowWriter.addMergedRecipients(fetched.recipients);
       // One turn of the event loop first: the last page's rows go to the database, which stores them while the
       // checks run here.
       await new Promise((resolve) => setImmediate(resolve));

@@ -232,8 +232,9 @@ export async function publishSnapshot(
     // The rows were compared with this very version while they were written; only the totals are left.
     const compared = rowsWritten || linesWritten ? flushed.written.drift : null;
     if (compared && compared.previous === comparable) {
-      // The recipients of a window read in parts exist only now.
-      if (linesWritten) compared.comparer.add(rows);
+      // The recipients of a window read in parts exist only once its parts are merged: compared here unless the
+      // writer wrote them.
+      if (linesWritten && !rowsWritten) compared.comparer.add(rows);
       drift = compared.comparer.finish(totals);
     } else {
       drift = compareVersions(comparable, { totals, rows: withoutLines(rows) });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Trx } from "@/db";
+import type pg from "pg";
+import { type Trx, transactionWithConnection } from "@/db";
 import { attributionReportBody, renewalLineBody } from "@/lib/service/__fixtures__/bodies";
 import { type AttributionRecipient, attributionReportSchema } from "@/lib/service/schemas";
 import type { PageRecord } from "@/lib/snapshots/fetch";
@@ -36,11 +37,13 @@ function page(seq: number, body: string): PageRecord {
 }
 
 /** Runs `work` in a transaction that is rolled back (the snapshot is never published). */
-async function unpublished(work: (trx: Trx, snapshotId: string) => Promise<void>): Promise<void> {
+async function unpublished(
+  work: (trx: Trx, connection: pg.PoolClient, snapshotId: string) => Promise<void>,
+): Promise<void> {
   const rollback = new Error("rollback");
   await expect(
-    t.db.transaction().execute(async (trx) => {
-      await work(trx, randomUUID());
+    transactionWithConnection(t.db, async (trx, connection) => {
+      await work(trx, connection, randomUUID());
       throw rollback;
     }),
   ).rejects.toBe(rollback);
@@ -73,8 +76,8 @@ async function stored(trx: Trx, snapshotId: string) {
 
 describe("the row writer when a read starts over", () => {
   it("deletes the pages and part lines written after the kept pages and keeps those before as written", async () => {
-    await unpublished(async (trx, snapshotId) => {
-      const writer = await createRowWriter(trx, snapshotId);
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
       for (const seq of [1, 2]) writer.addPage(page(seq, `first part, page ${seq}`));
       writer.addPartLines(part([1, 2]), 2);
       for (const seq of [3, 4]) writer.addPage(page(seq, `second part, page ${seq}`));
@@ -109,8 +112,8 @@ describe("the row writer when a read starts over", () => {
   });
 
   it("voids everything written when no page is kept, recipients included", async () => {
-    await unpublished(async (trx, snapshotId) => {
-      const writer = await createRowWriter(trx, snapshotId);
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
       writer.addPage(page(1, "first read"));
       writer.addRecipients(part([7, 8]));
       await writer.flush();
@@ -125,8 +128,8 @@ describe("the row writer when a read starts over", () => {
   });
 
   it("deletes the recipients written when it keeps some pages", async () => {
-    await unpublished(async (trx, snapshotId) => {
-      const writer = await createRowWriter(trx, snapshotId);
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
       for (const seq of [1, 2]) writer.addPage(page(seq, `page ${seq}`));
       writer.addRecipients(part([7, 8]));
       await writer.reset(1);
@@ -137,8 +140,8 @@ describe("the row writer when a read starts over", () => {
   });
 
   it("fails the read at its next page once a write failed, not after the rest of the window", async () => {
-    await unpublished(async (trx, snapshotId) => {
-      const writer = await createRowWriter(trx, snapshotId);
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
       writer.addPage(page(1, "page 1"));
       // A name PostgreSQL cannot store (a NUL the service's JSON escaped): its rows' insert fails.
       const [recipient] = part([9]);
@@ -150,9 +153,62 @@ describe("the row writer when a read starts over", () => {
     });
   });
 
+  it("copies each page's fields and bytes exactly, and refuses bytes that are not UTF-8", async () => {
+    const fetchedAt = new Date("2026-03-04T05:06:07.891Z");
+    const body = Buffer.from('{"name":"Zoë ✓","note":"tab\\there, a \\\\ and \\"quotes\\""}');
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
+      const recipient = 9_007_199_254_740_000;
+      writer.addPage({
+        seq: 1,
+        window: WINDOW,
+        recipientPlayerId: recipient,
+        offset: 200,
+        limit: 100,
+        fetchedAt,
+        body,
+      });
+      writer.addPage({ ...page(2, "a page given as text"), window: parseWindow("2026-03-02", "2026-03-03") });
+      await writer.flush();
+      const rows = await trx
+        .selectFrom("snapshot_page")
+        .selectAll()
+        .where("snapshot_id", "=", snapshotId)
+        .orderBy("seq")
+        .execute();
+      expect(
+        rows.map((row) => ({
+          seq: row.seq,
+          window: [row.window_start.getTime(), row.window_end.getTime()],
+          recipient: row.recipient_player_id === null ? null : Number(row.recipient_player_id),
+          offset: row.page_offset,
+          limit: row.page_limit,
+          body: row.body,
+        })),
+      ).toEqual([
+        { seq: 1, window: [WINDOW.startMs, WINDOW.endMs], recipient, offset: 200, limit: 100, body: body.toString() },
+        {
+          seq: 2,
+          window: [Date.parse("2026-03-02T00:00:00Z"), Date.parse("2026-03-03T00:00:00Z")],
+          recipient: null,
+          offset: 0,
+          limit: 100,
+          body: "a page given as text",
+        },
+      ]);
+      expect(rows[0]?.fetched_at.getTime()).toBe(fetchedAt.getTime());
+    });
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
+      writer.addPage({ ...page(1, ""), body: Buffer.from([0x7b, 0xff, 0x7d]) });
+      const failed = await writer.flush().catch((error: unknown) => error);
+      expect(String(failed)).toMatch(/invalid byte sequence for encoding "UTF8"/);
+    });
+  });
+
   it("holds a page's text only until its insert has run, and has the read wait when too many pages wait", async () => {
-    await unpublished(async (trx, snapshotId) => {
-      const writer = await createRowWriter(trx, snapshotId);
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
       const seqs = Array.from({ length: MAX_PAGES_PENDING }, (_, i) => i + 1);
       const added = seqs.map((seq) => writer.addPage(page(seq, `page ${seq}`)));
       expect(writer.pagesPending()).toBe(MAX_PAGES_PENDING);
