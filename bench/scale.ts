@@ -9,13 +9,14 @@
 // `--parts snapshot` runs the snapshot part alone; `--parts storing` its storing figure alone (no paced pass);
 // `--parts pages` takes the snapshot without limits only, then prepares the batch and measures the pages.
 //   npm run bench -- scale [--size 10000:100000] [--k 20] [--deliveries 10000] [--per-session 20]
-//     [--parts snapshot|storing|pages]
+//     [--parts snapshot|storing|pages] [--runs N (storing: N measures, each on a database of its own)]
 //     [--lookahead PAGES]
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
 import { ensureDatabase } from "@/bin/runtime";
 import { createDb } from "@/db";
 import { findRunningCluster, freePort, startCluster, withDatabase } from "@/db/embedded";
@@ -52,6 +53,29 @@ function liveHeapMb(): number | null {
   return Math.round(process.memoryUsage().heapUsed / 1e6);
 }
 
+/**
+ * Sums this process's garbage-collection pauses from now until `stop` (in ms, by kind: `young` the scavenges, `old`
+ * the mark-compacts and the rest). Entries are delivered after the fact: `stop` waits a turn for the last ones.
+ */
+function gcPauses(): { stop: () => Promise<{ young: number; old: number }> } {
+  const sums = { young: 0, old: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | null)?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) sums.young += entry.duration;
+      else sums.old += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  return {
+    async stop() {
+      await new Promise((resolve) => setImmediate(resolve));
+      observer.disconnect();
+      return { young: Math.round(sums.young), old: Math.round(sums.old) };
+    },
+  };
+}
+
 export async function run(args: string[]): Promise<void> {
   const size = parseScale(option(args, "size", "10000:100000"));
   if (!size) throw new Error("--size must be RECIPIENTS:RENEWALS");
@@ -64,6 +88,10 @@ export async function run(args: string[]): Promise<void> {
   const pagesOnly = parts === "pages";
   // Pages a pull asks for ahead of the one it stores (the product's default unless given).
   const lookahead = args.includes("--lookahead") ? Number(option(args, "lookahead", "")) : undefined;
+  // `--parts storing` only: how many times to measure it, each time on a database of its own.
+  const runCount = Number(option(args, "runs", "1"));
+  if (!Number.isInteger(runCount) || runCount < 1) throw new Error("--runs must be a whole number of at least 1");
+  if (runCount > 1 && !storingOnly) throw new Error("--runs is for --parts storing");
   if (!Number.isInteger(k) || k < 1) throw new Error("--k must be a whole number of at least 1");
   const dir = await mkdtemp(path.join(os.tmpdir(), "scale-bench-"));
   await chmod(dir, 0o755);
@@ -92,9 +120,9 @@ export async function run(args: string[]): Promise<void> {
   try {
     await migrateToLatest(db);
     const window = monthWindow(MONTH);
-    const point = async (baseUrl: string, pacing: string) => {
+    const point = async (on: typeof db, baseUrl: string, pacing: string) => {
       await saveGame(
-        db,
+        on,
         {
           id: SCALE_GAME_ID,
           name: "Scale",
@@ -105,7 +133,7 @@ export async function run(args: string[]): Promise<void> {
         },
         { replace: true, as: { actor: null, via: "cli" } },
       );
-      await db
+      await on
         .updateTable("game")
         .set({ settings: JSON.stringify({ pacing }) })
         .where("id", "=", SCALE_GAME_ID)
@@ -120,45 +148,81 @@ export async function run(args: string[]): Promise<void> {
       postgres: { pid: (await findRunningCluster(clusterDir))?.pid, scope: "tree" },
       service: { pid: open.pid, scope: "process" },
     };
-    await point(open.url, "off");
-    let cpu = readCpu(accounted);
-    let began = performance.now();
-    const stored = await takeSnapshotNow(db, request, { lookahead });
-    const snapshotMs = performance.now() - began;
-    const snapshotCpu = cpuSince(cpu, accounted);
-    const pages = await pagesOf(db, stored.snapshotId);
-    cpu = readCpu(accounted);
-    const perCall = await bareFetch(open.url, pages, { id: SCALE_GAME_ID, secret: SCALE_GAME_SECRET });
-    const bareCpu = cpuSince(cpu, accounted);
-    const bareMs = perCall.reduce((a, b) => a + b, 0);
-    const storing = {
-      snapshotMs: Math.round(snapshotMs),
-      bareFetchMs: Math.round(bareMs),
-      storingVsBareFetch: Number((snapshotMs / bareMs).toFixed(2)),
-      storingTarget: "<= 1.3",
-      snapshotCpuMs: snapshotCpu?.byProcessMs ?? null,
-      bareFetchCpuMs: bareCpu?.byProcessMs ?? null,
-      // The least wall time the snapshot's CPU allows on this machine's cores, against the bare fetch: the best
-      // the storing figure can be here however well the pull overlaps its work.
-      snapshotCpuBoundMs: snapshotCpu?.boundMs ?? null,
-      snapshotCpuBoundVsBareFetch: snapshotCpu ? Number((snapshotCpu.boundMs / bareMs).toFixed(2)) : null,
+    const measureStoring = async (on: typeof db) => {
+      await point(on, open.url, "off");
+      let cpu = readCpu(accounted);
+      let gc = gcPauses();
+      const began = performance.now();
+      const stored = await takeSnapshotNow(on, request, { lookahead });
+      const snapshotMs = performance.now() - began;
+      const snapshotCpu = cpuSince(cpu, accounted);
+      const snapshotGc = await gc.stop();
+      const pages = await pagesOf(on, stored.snapshotId);
+      cpu = readCpu(accounted);
+      gc = gcPauses();
+      const perCall = await bareFetch(open.url, pages, { id: SCALE_GAME_ID, secret: SCALE_GAME_SECRET });
+      const bareCpu = cpuSince(cpu, accounted);
+      const bareGc = await gc.stop();
+      const bareMs = perCall.reduce((a, b) => a + b, 0);
+      const figures = {
+        snapshotMs: Math.round(snapshotMs),
+        bareFetchMs: Math.round(bareMs),
+        storingVsBareFetch: Number((snapshotMs / bareMs).toFixed(2)),
+        storingTarget: "<= 1.3",
+        snapshotCpuMs: snapshotCpu?.byProcessMs ?? null,
+        bareFetchCpuMs: bareCpu?.byProcessMs ?? null,
+        // Time this process's JavaScript stood still for garbage collection (the young generation's and the old's).
+        snapshotGcPauseMs: snapshotGc,
+        bareFetchGcPauseMs: bareGc,
+        // The least wall time the snapshot's CPU allows on this machine's cores, against the bare fetch: the best
+        // the storing figure can be here however well the pull overlaps its work.
+        snapshotCpuBoundMs: snapshotCpu?.boundMs ?? null,
+        snapshotCpuBoundVsBareFetch: snapshotCpu ? Number((snapshotCpu.boundMs / bareMs).toFixed(2)) : null,
+      };
+      return { stored, perCall, figures };
     };
+
+    const measured = await measureStoring(db);
+    const { stored, perCall, figures: storing } = measured;
     if (storingOnly) {
-      const figures = { part: "storing", size, pages: stored.pages, lines: stored.lines, ...storing };
+      // Further runs, each on a database of its own (a first version again), for the spread of the figure.
+      const runs = [storing];
+      for (let run = 2; run <= runCount; run += 1) {
+        const name = `scale_bench_${run}`;
+        await ensureDatabase(cluster.url, name);
+        const again = createDb(withDatabase(cluster.url, name), { max: 8 });
+        try {
+          await migrateToLatest(again);
+          runs.push((await measureStoring(again)).figures);
+        } finally {
+          await again.destroy();
+        }
+      }
+      const ratios = runs.map((r) => r.storingVsBareFetch).sort((a, b) => a - b);
+      const figures = {
+        part: "storing",
+        size,
+        pages: stored.pages,
+        lines: stored.lines,
+        ...storing,
+        ...(runCount > 1
+          ? { runs, storingVsBareFetchByRun: ratios, medianStoringVsBareFetch: ratios[(ratios.length - 1) >> 1] }
+          : {}),
+      };
       process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
       return;
     }
 
     // Paced: the documented limits scaled by K; the floor is what the aggregate limit allows for these calls.
     // With --parts pages a second snapshot without limits stands in for it (the pages show the latest version).
-    await point(pagesOnly ? open.url : paced.url, pagesOnly ? "off" : `scaled:${k}`);
+    await point(db, pagesOnly ? open.url : paced.url, pagesOnly ? "off" : `scaled:${k}`);
     // Where the paced pass's time goes: the calls themselves (sending to parsed answer) and the pacer's waits; the
     // rest is the pacer's own round trips, parsing and storing not overlapped with a call.
     const spent = { callMs: 0, pacerWaitMs: 0, readMs: 0 };
     // What this pull holds when it publishes (a second version: it compares each row with the first's), measured on
     // this pass, whose time the rate limit sets, so that the collection costs the storing figure nothing.
     const heap = { beforeMb: liveHeapMb(), atPublishingMb: null as number | null };
-    began = performance.now();
+    const began = performance.now();
     const pulled = await takeSnapshotNow(db, request, {
       lookahead,
       onProgress: (progress) => {
