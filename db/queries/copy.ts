@@ -87,16 +87,17 @@ export async function* streamCopyOut(
 }
 
 /**
- * Runs a `COPY … FROM STDIN` statement on `connection` (a transaction's: transactionWithConnection) with `chunks` as
- * its data, each written to the connection as it is, with no copy made here. Resolves once PostgreSQL has taken every
- * row; a row it refuses fails the statement, and with it the transaction.
+ * Runs a `COPY … FROM STDIN` statement on `connection` (a transaction's: transactionWithConnection) with `data` as its
+ * data, written to the connection as it is. Resolves once PostgreSQL has taken every row; a row it refuses fails the
+ * statement, and with it the transaction. The data goes in one piece: pg-copy-streams, when the connection is full,
+ * keeps the pieces not yet written for when it drains, and after an error it writes them to the connection it has let
+ * go (a TypeError thrown from a socket listener, which would end the process).
  */
-export async function copyIn(connection: pg.PoolClient, statement: string, chunks: readonly Buffer[]): Promise<void> {
+export async function copyIn(connection: pg.PoolClient, statement: string, data: Buffer): Promise<void> {
   const stream = connection.query(copyFrom(statement));
   await new Promise<void>((resolve, reject) => {
     stream.on("error", reject);
     stream.on("finish", resolve);
-    for (const chunk of chunks) stream.write(chunk);
-    stream.end();
+    stream.end(data);
   });
 }

@@ -136,8 +136,8 @@ function pageFields(snapshotId: string, page: StoredPage, bodyBytes: number): Bu
 
 /**
  * Writes pages by one `COPY … FROM STDIN` in binary on the publishing transaction's connection: each body goes to
- * PostgreSQL as the bytes received, which a text column takes as UTF-8 (and refuses if they are not), with no copy
- * made of it here (as a statement's parameter it was copied four times over).
+ * PostgreSQL as the bytes received, which a text column takes as UTF-8 (and refuses if they are not), copied once
+ * here into the statement's data (as a statement's parameter it was copied four times over).
  */
 export async function copySnapshotPages(
   connection: pg.PoolClient,
@@ -146,13 +146,13 @@ export async function copySnapshotPages(
 ): Promise<void> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(snapshotId))
     throw new Error(`not a snapshot id: ${snapshotId}`);
-  const chunks: Buffer[] = [BINARY_HEADER];
+  const pieces: Buffer[] = [BINARY_HEADER];
   for (const page of pages) {
     const body = typeof page.body === "string" ? Buffer.from(page.body) : page.body;
-    chunks.push(pageFields(snapshotId, page, body.length), body);
+    pieces.push(pageFields(snapshotId, page, body.length), body);
   }
-  chunks.push(BINARY_TRAILER);
-  await copyIn(connection, `copy snapshot_page (${PAGE_COLUMNS}) from stdin (format binary)`, chunks);
+  pieces.push(BINARY_TRAILER);
+  await copyIn(connection, `copy snapshot_page (${PAGE_COLUMNS}) from stdin (format binary)`, Buffer.concat(pieces));
 }
 
 /**

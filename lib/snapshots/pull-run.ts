@@ -176,69 +176,74 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
     // commits with the pull's "complete" status or none of it does. The pages are copied in over its connection.
     published = await transactionWithConnection(db, async (trx, connection) => {
       const rowWriter = await createRowWriter(trx, connection, snapshotId);
-      // Rows are compared with a comparable previous version while the next pages are read, not after the last one
-      // (the lines in the database, once all are written).
-      void previous.then((loaded) => {
-        if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
-      });
-      const fetched = await fetchWindow(source, bounds.read, {
-        signal: options.signal,
-        lookahead: options.lookahead,
-        lookaheadTogether: client.pacer.mode === "off",
-        onPage: async (page) => {
-          // The page's text is the writer's from here: nothing else holds it once it is written.
-          await rowWriter.addPage(page);
-          await options.onPage?.(page);
-        },
-        onProgress: (p) => report(p),
-        onRecipients: (recipients) => rowWriter.addRecipients(recipients),
-        onPart: (recipients, pagesRead) => rowWriter.addPartLines(recipients, pagesRead),
-        onRestart: (kept) => rowWriter.reset(kept.length),
-      });
-      report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
-      // A window read in parts has its recipients now: their rows go to the database with the last page's.
-      if (fetched.linesWritten) rowWriter.addMergedRecipients(fetched.recipients);
-      // One turn of the event loop first: the last page's rows go to the database, which stores them while the
-      // checks run here.
-      await new Promise((resolve) => setImmediate(resolve));
-      const checks = completenessChecks(fetched);
-      const failed = checks.filter((c) => !c.ok);
-      if (failed.length > 0) {
-        throw new SnapshotIncompleteError(
-          `the report does not add up: ${failed
-            .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
-            .join("; ")}`,
-        );
+      try {
+        // Rows are compared with a comparable previous version while the next pages are read, not after the last one
+        // (the lines in the database, once all are written).
+        void previous.then((loaded) => {
+          if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
+        });
+        const fetched = await fetchWindow(source, bounds.read, {
+          signal: options.signal,
+          lookahead: options.lookahead,
+          lookaheadTogether: client.pacer.mode === "off",
+          onPage: async (page) => {
+            // The page's text is the writer's from here: nothing else holds it once it is written.
+            await rowWriter.addPage(page);
+            await options.onPage?.(page);
+          },
+          onProgress: (p) => report(p),
+          onRecipients: (recipients) => rowWriter.addRecipients(recipients),
+          onPart: (recipients, pagesRead) => rowWriter.addPartLines(recipients, pagesRead),
+          onRestart: (kept) => rowWriter.reset(kept.length),
+        });
+        report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+        // A window read in parts has its recipients now: their rows are queued to be written while it is checked.
+        if (fetched.linesWritten) rowWriter.addMergedRecipients(fetched.recipients);
+        // One turn of the event loop first: the writes queued (the merged recipients among them) go to the database,
+        // which stores them while the checks run here.
+        await new Promise((resolve) => setImmediate(resolve));
+        const checks = completenessChecks(fetched);
+        const failed = checks.filter((c) => !c.ok);
+        if (failed.length > 0) {
+          throw new SnapshotIncompleteError(
+            `the report does not add up: ${failed
+              .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
+              .join("; ")}`,
+          );
+        }
+        report({ ...lastProgress(fetched), phase: "publishing" }, true);
+        await writer.flush();
+        const stats = client.stats();
+        const loaded = await previous;
+        if (!loaded.ok) throw loaded.error;
+        const result = await publishSnapshot(db, trx, {
+          previous: loaded.value,
+          writer: rowWriter,
+          snapshotId,
+          pullId: pull.id,
+          gameId: pull.game_id,
+          window,
+          fetched,
+          checks,
+          takenBy,
+          via: auditVia(pull.via),
+          fetchStartedAt: bounds.asOf,
+          fetchFinishedAt: new Date(),
+          stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
+          durationMs: performance.now() - started,
+        });
+        log.info("snapshot published", {
+          game: pull.game_id,
+          snapshot: result.snapshotId,
+          version: result.version,
+          pages: fetched.pages.length,
+          drift: result.driftStatus,
+        });
+        return result;
+      } finally {
+        // A read that failed may leave writes queued: none may run on the connection once the pool has it back.
+        await rowWriter.close();
       }
-      report({ ...lastProgress(fetched), phase: "publishing" }, true);
-      await writer.flush();
-      const stats = client.stats();
-      const loaded = await previous;
-      if (!loaded.ok) throw loaded.error;
-      const result = await publishSnapshot(db, trx, {
-        previous: loaded.value,
-        writer: rowWriter,
-        snapshotId,
-        pullId: pull.id,
-        gameId: pull.game_id,
-        window,
-        fetched,
-        checks,
-        takenBy,
-        via: auditVia(pull.via),
-        fetchStartedAt: bounds.asOf,
-        fetchFinishedAt: new Date(),
-        stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
-        durationMs: performance.now() - started,
-      });
-      log.info("snapshot published", {
-        game: pull.game_id,
-        snapshot: result.snapshotId,
-        version: result.version,
-        pages: fetched.pages.length,
-        drift: result.driftStatus,
-      });
-      return result;
     });
   } catch (error) {
     await writer.flush();

@@ -72,6 +72,11 @@ export type RowWriter = {
    * and their comparison (so that publishing need not build or compare them again). Rethrows a failed write.
    */
   flush(): Promise<{ recipients: number; pages: number; written: WrittenRecipients }>;
+  /**
+   * Ends the writer however the read ended: writes queued and not begun are dropped, the one under way is waited for.
+   * Run before the transaction ends, so that nothing is written on its connection once the pool has it back.
+   */
+  close(): Promise<void>;
 };
 
 export type WrittenRecipients = {
@@ -133,10 +138,13 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
   let pages = 0;
   let pending = 0;
   let waiting: PageRecord[] = [];
+  let closed = false;
   const queue = (work: () => Promise<void>) => {
-    chain = chain.then(work).catch((error: unknown) => {
-      failure ??= error;
-    });
+    chain = chain
+      .then(() => (closed ? undefined : work()))
+      .catch((error: unknown) => {
+        failure ??= error;
+      });
   };
   // The pages waiting, to be written by one statement.
   const queueWaiting = () => {
@@ -151,11 +159,15 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
       }
     });
   };
-  // Lines handed over are written LINES_PER_INSERT at a time, whatever the pages they came with.
+  // Lines handed over are written once LINES_PER_INSERT wait, whatever the pages they came with (all that wait then:
+  // more when the store is behind the read).
   let lines: Row[] = [];
+  // A write of the lines is queued: it takes every line there is when it runs.
+  let linesQueued = false;
   const writeLines = async () => {
     const rows = lines;
     lines = [];
+    linesQueued = false;
     if (rows.length > 0) await bulkInsertSnapshotRows(trx, "snapshot_line", snapshotId, rows);
   };
   const writer: RowWriter = {
@@ -188,7 +200,10 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
       const rows = buildLineRows(list);
       parts.push({ periodIds: rows.map((row) => row.period_id as number), pagesRead });
       for (const row of rows) lines.push(row);
-      if (lines.length >= LINES_PER_INSERT) queue(writeLines);
+      if (lines.length >= LINES_PER_INSERT && !linesQueued) {
+        linesQueued = true;
+        queue(writeLines);
+      }
     },
     addPage(page) {
       // A write that failed fails the read at its next page: the rest of the window is not read for nothing.
@@ -238,6 +253,10 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
         periodIds: voidPeriodIds,
         recipients: recipientsWritten,
       });
+    },
+    async close() {
+      closed = true;
+      await chain;
     },
     async flush() {
       queueWaiting();

@@ -200,9 +200,26 @@ describe("the row writer when a read starts over", () => {
     });
     await unpublished(async (trx, connection, snapshotId) => {
       const writer = await createRowWriter(trx, connection, snapshotId);
+      // Refused at its first page while megabytes of the pages after it are still being sent.
       writer.addPage({ ...page(1, ""), body: Buffer.from([0x7b, 0xff, 0x7d]) });
+      for (let seq = 2; seq <= 10; seq += 1) writer.addPage(page(seq, `"${"x".repeat(2 * 1024 * 1024)}"`));
       const failed = await writer.flush().catch((error: unknown) => error);
       expect(String(failed)).toMatch(/invalid byte sequence for encoding "UTF8"/);
+    });
+  });
+
+  it("writes nothing it had queued once closed, and waits for the write under way", async () => {
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
+      const add = (seq: number) => void writer.addPage(page(seq, `page ${seq}`)).catch(() => {});
+      // A statement's worth of pages, its write begun; then three more statements' worth queued behind it.
+      for (let seq = 1; seq <= 10; seq += 1) add(seq);
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let seq = 11; seq <= 40; seq += 1) add(seq);
+      await writer.close();
+      expect((await stored(trx, snapshotId)).pages.map(([seq]) => seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await stored(trx, snapshotId)).pages).toHaveLength(10);
     });
   });
 
