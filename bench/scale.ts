@@ -198,7 +198,10 @@ export async function run(args: string[]): Promise<void> {
           await again.destroy();
         }
       }
-      const ratios = runs.map((r) => r.storingVsBareFetch).sort((a, b) => a - b);
+      const ratios = runs.map((r) => r.storingVsBareFetch);
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const middle = sorted.length >> 1;
+      const median = sorted.length % 2 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
       const figures = {
         part: "storing",
         size,
@@ -206,7 +209,7 @@ export async function run(args: string[]): Promise<void> {
         lines: stored.lines,
         ...storing,
         ...(runCount > 1
-          ? { runs, storingVsBareFetchByRun: ratios, medianStoringVsBareFetch: ratios[(ratios.length - 1) >> 1] }
+          ? { runs, storingVsBareFetchByRun: ratios, medianStoringVsBareFetch: Number((median ?? 0).toFixed(2)) }
           : {}),
       };
       process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);

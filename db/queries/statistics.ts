@@ -32,7 +32,9 @@ export async function analyzeTables(db: Db, tables: readonly AnalyzedTable[]): P
     for (let table = queue.shift(); table !== undefined; table = queue.shift())
       await sql`analyze ${sql.table(table)}`.execute(db);
   };
-  await Promise.all(Array.from({ length: Math.min(ANALYZED_AT_ONCE, queue.length) }, next));
+  // Both run to their end before a failure is told, so that none is left running behind it.
+  const ended = await Promise.allSettled(Array.from({ length: Math.min(ANALYZED_AT_ONCE, queue.length) }, next));
+  for (const end of ended) if (end.status === "rejected") throw end.reason;
 }
 
 /** When each table's statistics were last refreshed by an ANALYZE of ours (not autovacuum's); null if never. */
