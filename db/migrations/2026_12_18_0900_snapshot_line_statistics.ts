@@ -5,7 +5,8 @@ import { type Kysely, sql } from "kysely";
  * says; the comparison of two versions' lines joins them on period_id, then tells rows apart by every column) are no
  * longer analyzed: the ANALYZE that follows a snapshot's publication (lib/statistics.ts) spent most of its time on
  * them, 0.45 s of a 100,000-line month's, against 0.19 s for the columns queries use. What an earlier ANALYZE kept of
- * them stays, unused. SHARE UPDATE EXCLUSIVE only: reads and writes go on, and earlier instances keep working.
+ * them stays, no longer refreshed. SHARE UPDATE EXCLUSIVE only: reads and writes go on, and earlier instances keep
+ * working.
  */
 export const LINE_COLUMNS_WITHOUT_STATISTICS = [
   "item_id",

@@ -139,6 +139,9 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
   let pending = 0;
   let waiting: PageRecord[] = [];
   let closed = false;
+  const refuseClosed = () => {
+    if (closed) throw new Error("the row writer was closed: its transaction has ended");
+  };
   const queue = (work: () => Promise<void>) => {
     chain = chain
       .then(() => (closed ? undefined : work()))
@@ -206,6 +209,7 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
       }
     },
     addPage(page) {
+      if (closed) return Promise.reject(new Error("the row writer was closed: its transaction has ended"));
       // A write that failed fails the read at its next page: the rest of the window is not read for nothing.
       if (failure) return Promise.reject(failure);
       pages += 1;
@@ -224,13 +228,15 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
       });
     },
     async reset(keptPages = 0) {
+      refuseClosed();
       queueWaiting();
       await chain;
       const voidPeriodIds = [
         ...built.lines.map((row) => row.period_id as number),
         ...parts.filter((part) => part.pagesRead > keptPages).flatMap((part) => part.periodIds),
       ];
-      // Lines not written yet: those of the void read go unwritten, the others are written before the rest is voided.
+      // Lines not written yet: those of the void read go unwritten (any written already are deleted with the rest),
+      // the others are written before the rest is voided.
       const voided = new Set(voidPeriodIds);
       lines = keptPages === 0 ? [] : lines.filter((row) => !voided.has(row.period_id as number));
       queue(writeLines);
@@ -259,6 +265,7 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
       await chain;
     },
     async flush() {
+      refuseClosed();
       queueWaiting();
       queue(writeLines);
       await chain;

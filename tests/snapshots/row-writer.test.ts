@@ -220,6 +220,10 @@ describe("the row writer when a read starts over", () => {
       expect((await stored(trx, snapshotId)).pages.map(([seq]) => seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await stored(trx, snapshotId)).pages).toHaveLength(10);
+      // Nothing more is taken once closed.
+      await expect(writer.addPage(page(41, "page 41"))).rejects.toThrow(/closed/);
+      await expect(writer.flush()).rejects.toThrow(/closed/);
+      await expect(writer.reset(1)).rejects.toThrow(/closed/);
     });
   });
 
