@@ -14,7 +14,8 @@ import {
   holdStatements,
   preparePayoutBatch,
 } from "@/lib/payouts/batches";
-import { approvedWithOpenFlags, refuseApprovalByPreparer } from "@/lib/payouts/batch-approval";
+import { refuseApprovalByPreparer } from "@/lib/payouts/batch-approval";
+import { approvedWithOpenFlags } from "@/lib/payouts/batch-flag-reads";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { skippedInWords } from "@/lib/payouts/bulk-words";

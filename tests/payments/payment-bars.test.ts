@@ -6,7 +6,7 @@ import { downloadPaymentFile } from "@/lib/payments/file-access";
 import { createPaymentFiles, sepaPayer, sepaPayerNote } from "@/lib/payments/files";
 import { importResults } from "@/lib/payments/results";
 import { approvePayoutBatch, approveStatements, preparePayoutBatch } from "@/lib/payouts/batches";
-import { approvedBarredFromPayment } from "@/lib/payouts/batch-approval";
+import { approvedBarredFromPayment } from "@/lib/payouts/batch-flag-reads";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
 import { profileFlagsOf } from "@/lib/profiles/flags";

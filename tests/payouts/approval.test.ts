@@ -9,7 +9,7 @@ import {
   releaseStatements,
   unapproveStatements,
 } from "@/lib/payouts/batches";
-import { hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
+import { hasUnflaggedDraft } from "@/lib/payouts/batch-flag-reads";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
 import { savePayoutSettings } from "@/lib/payouts/settings";

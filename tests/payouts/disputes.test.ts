@@ -3,7 +3,7 @@ import type { ServiceDisputeStatus } from "../../db/types";
 import { listSnapshotDisputes, recordDisputeClosed, recordDisputeOpened } from "../../db/queries/disputes";
 import type { RunningEmulator } from "../../emulator/server";
 import { approvePayoutBatch, approveStatements, holdStatements, preparePayoutBatch } from "../../lib/payouts/batches";
-import { approvedWithOpenFlags } from "../../lib/payouts/batch-approval";
+import { approvedWithOpenFlags } from "../../lib/payouts/batch-flag-reads";
 import { overrideFlag } from "../../lib/payouts/flag-override";
 import { readBatchFlags } from "../../lib/payouts/flags";
 import { listPayoutStatements } from "../../lib/payouts/ledger";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/db";
 import { approvePayoutBatch, approveStatements, markStatementsPaid, preparePayoutBatch } from "@/lib/payouts/batches";
-import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
-import { listFlagCandidates } from "@/db/queries/profiles";
+import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-flag-reads";
+import { hasStatementNoFlagCanStandOn, listFlagCandidates } from "@/db/queries/flag-candidates";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { openFlagsOf, readBatchFlags } from "@/lib/payouts/flags";
 import { listPayoutStatements } from "@/lib/payouts/ledger";
@@ -268,6 +268,12 @@ describe("approved statements of a draft batch, as its page reads them", () => {
       .filter((st) => st.state === "approved" && openFlagsOf(all, st.recipientPlayerId, st.recipientFlags).length > 0)
       .map((st) => st.recipientPlayerId);
     expect(everyOne).toEqual([8102, 8104, 8105]);
+    // A statement no flag can stand on is found without listing the candidates: 8101 and 8103 here; none once every
+    // recipient is one (the tax form required below, and 8101 and 8103 given, as a chargeback's recipients are).
+    const rules = { ...target, state: "approved", profilesInUse: true } as const;
+    expect(await hasStatementNoFlagCanStandOn(db, { ...rules, taxFormBy: null, also: [8101] })).toBe(true);
+    expect(await hasStatementNoFlagCanStandOn(db, { ...rules, taxFormBy: null, also: [8101, 8103] })).toBe(false);
+    expect(await hasStatementNoFlagCanStandOn(db, { ...rules, taxFormBy: "2026-11-01", also: [] })).toBe(false);
     // A tax form required since: every recipient without one.
     await saveProfileSettings(db, { requireTaxForm: true }, { actor: approver, via: "web" });
     try {

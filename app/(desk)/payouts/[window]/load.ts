@@ -26,7 +26,7 @@ import { findStatementId } from "@/db/queries/payouts";
 import { listPaymentReturns } from "@/db/queries/payment-flow";
 import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
 import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
-import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-approval";
+import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-flag-reads";
 import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
 import { type ProfileRules, readProfileRules } from "@/lib/profiles/flags";
 import { parseWindowKey } from "@/lib/payouts/window-key";
@@ -138,7 +138,7 @@ export async function batchCountsOf(
   return {
     openWindowFlags,
     approvedFlagged: drafting && draft === 0 ? await approvedWithOpenFlags(db, drafting, shared) : [],
-    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting, shared, draft)) : false,
+    draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting, shared)) : false,
     approvedBarred: paying ? await approvedBarredFromPayment(db, paying, shared) : [],
     draft,
     approved,
