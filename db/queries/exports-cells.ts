@@ -1,6 +1,7 @@
 import "server-only";
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "@/db";
+import { UUID } from "@/core/uuid";
 
 /**
  * The SQL of the streamed exports (lib/exports/lines.ts, reversals.ts): cells made text by PostgreSQL, in the column
@@ -126,7 +127,6 @@ export function selectLineCells(db: Db, target: Target) {
   );
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d{1,19}$/;
 
 export type CsvCellKind = "text" | "decimal" | "other";

@@ -4,6 +4,7 @@ import type { Db } from "@/db";
 import { countRows } from "./paging";
 import type { Actor } from "@/core/actor";
 import type { Database, RefundAttemptStatus, RefundAttemptTable, RefundResolutionOutcome } from "@/db/types";
+import { UUID } from "@/core/uuid";
 
 type Executor = Db | Kysely<Database> | Transaction<Database>;
 
@@ -188,7 +189,7 @@ async function firstAttempt(query: ReturnType<typeof attemptsOfGame>): Promise<R
 
 export async function findRefundAttempt(db: Executor, gameId: string, id: string): Promise<RefundAttempt | null> {
   // A UUID as PostgreSQL reads one (8-4-4-4-12): anything else is no attempt, never a database error.
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!UUID.test(id)) return null;
   return firstAttempt(attemptsOfGame(db, gameId).where("id", "=", id));
 }
 

@@ -7,6 +7,7 @@ import type { TimeWindow } from "@/core/time";
 import { copyIn } from "./copy";
 import { lockForTransaction } from "./locks";
 import { BULK_TABLE_COLUMNS, type BulkTable, type ColumnType } from "./snapshot-columns";
+import { UUID } from "@/core/uuid";
 
 /**
  * Writes of a published snapshot, all inside the publishing transaction, and the reads of the previous version that
@@ -144,8 +145,7 @@ export async function copySnapshotPages(
   snapshotId: string,
   pages: readonly StoredPage[],
 ): Promise<void> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(snapshotId))
-    throw new Error(`not a snapshot id: ${snapshotId}`);
+  if (!UUID.test(snapshotId)) throw new Error(`not a snapshot id: ${snapshotId}`);
   const pieces: Buffer[] = [BINARY_HEADER];
   for (const page of pages) {
     const body = typeof page.body === "string" ? Buffer.from(page.body) : page.body;

@@ -15,6 +15,7 @@ import { startAuditedCsv } from "./audited";
 import { startOneSnapshotReading } from "./reading";
 import { EXPORTS } from "./kinds";
 import type { ExportKind, ResolvedTarget } from "./types";
+import { UUID } from "@/core/uuid";
 
 export type ExportActor = { id: string; email: string } | null;
 
@@ -62,7 +63,6 @@ export type StartedExport = {
   summary(): ExportSummary | null;
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const exportIdSchema = z
   .string()
   .trim()

@@ -3,6 +3,7 @@ import { IMPORT_LIMITS } from "@/lib/import-limits";
 import { money } from "@/lib/money";
 import { parseInstant } from "@/lib/time";
 import { fxRateSchema } from "./fx";
+import { UUID_SOURCE } from "@/core/uuid";
 
 /** Shared input schemas of payment files and results (the server actions and the CLI reuse them). */
 
@@ -132,7 +133,7 @@ export const importResultsSchema = z.object({
 });
 
 /** A paid statement as the return dialog showed it: its id and when it was recorded paid ("<id>@<instant>"). */
-const PAYMENT_SHOWN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}@\d{4}-\d{2}-\d{2}T[0-9:.]+Z$/i;
+const PAYMENT_SHOWN = new RegExp(`^${UUID_SOURCE}@\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$`, "i");
 
 export const returnPaymentSchema = z.object({
   payment: z

@@ -16,6 +16,7 @@ import { deriveKey, type Keyring, readKeyring } from "@/lib/crypto";
 import { AppError } from "@/lib/errors";
 import { appBaseUrl } from "@/lib/env";
 import { MS_PER_DAY } from "@/lib/time";
+import { UUID } from "@/core/uuid";
 
 /**
  * Signed, expiring, read-only links to one statement's PDF, for a recipient without an account.
@@ -28,7 +29,6 @@ import { MS_PER_DAY } from "@/lib/time";
  */
 const PURPOSE = "statement-links";
 const TOKEN = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const STATEMENT_LINK_PATH = "/api/statement-links/";
 

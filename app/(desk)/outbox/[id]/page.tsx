@@ -8,12 +8,11 @@ import { getDb } from "@/db";
 import { requirePageRole } from "@/lib/auth/session";
 import { countOf } from "@/lib/format";
 import { readOutboxMessage } from "@/lib/mail/outbox";
+import { UUID } from "@/core/uuid";
 
 export const metadata: Metadata = { title: "Email" };
 
 type Props = { params: Promise<{ id: string }> };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export default async function OutboxMessagePage({ params }: Props) {
   await requirePageRole("admin");
