@@ -33,7 +33,9 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
+  const middle = sorted.length >> 1;
+  // Of an even number of values, the mean of the two in the middle.
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 // --- Data ----------------------------------------------------------------------------------------------------------

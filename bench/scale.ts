@@ -25,6 +25,7 @@ import { parseScale, SCALE_GAME_ID, SCALE_GAME_SECRET, scaleScenario } from "@/e
 import { saveGame } from "@/lib/games/games";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
+import { median } from "./export";
 import { type Accounted, cpuSince, readCpu } from "./process-cpu";
 import { exportVsCopy, pagesOverHttp, prepareVsCopy } from "./scale-parts";
 import { bareFetch, pagesOf, rateFloorMs, startEmulatorProcess } from "./snapshot";
@@ -199,9 +200,6 @@ export async function run(args: string[]): Promise<void> {
         }
       }
       const ratios = runs.map((r) => r.storingVsBareFetch);
-      const sorted = [...ratios].sort((a, b) => a - b);
-      const middle = sorted.length >> 1;
-      const median = sorted.length % 2 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
       const figures = {
         part: "storing",
         size,
@@ -209,7 +207,7 @@ export async function run(args: string[]): Promise<void> {
         lines: stored.lines,
         ...storing,
         ...(runCount > 1
-          ? { runs, storingVsBareFetchByRun: ratios, medianStoringVsBareFetch: Number((median ?? 0).toFixed(2)) }
+          ? { runs, storingVsBareFetchByRun: ratios, medianStoringVsBareFetch: Number(median(ratios).toFixed(2)) }
           : {}),
       };
       process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);

@@ -120,6 +120,9 @@ export const MAX_PAGES_PENDING = 32;
  */
 const LINES_PER_INSERT = 1_000;
 
+/** What a closed row writer answers to anything more asked of it. */
+const CLOSED = "the row writer was closed: its transaction has ended";
+
 /** Pages written by one statement. */
 const PAGES_PER_INSERT = 10;
 
@@ -140,7 +143,7 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
   let waiting: PageRecord[] = [];
   let closed = false;
   const refuseClosed = () => {
-    if (closed) throw new Error("the row writer was closed: its transaction has ended");
+    if (closed) throw new Error(CLOSED);
   };
   const queue = (work: () => Promise<void>) => {
     chain = chain
@@ -209,7 +212,7 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
       }
     },
     addPage(page) {
-      if (closed) return Promise.reject(new Error("the row writer was closed: its transaction has ended"));
+      if (closed) return Promise.reject(new Error(CLOSED));
       // A write that failed fails the read at its next page: the rest of the window is not read for nothing.
       if (failure) return Promise.reject(failure);
       pages += 1;
