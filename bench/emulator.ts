@@ -6,6 +6,7 @@ import { ledgerChanged } from "@/emulator/ledger/revision";
 import type { ScenarioInput } from "@/emulator/scenario/schema";
 import { type RunningEmulator, startEmulator } from "@/emulator/server";
 import { addInterval, DAY, formatInstant, HOUR, MINUTE } from "@/emulator/time";
+import { median } from "./median";
 
 const SECRET = "gs_bench";
 const SUBSCRIPTIONS = 5_000;
@@ -86,11 +87,6 @@ function buildScenario(shape: Shape): ScenarioInput {
     players,
     subscriptions,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 async function time(url: string): Promise<{ ms: number; bytes: number; status: number; body: any }> {

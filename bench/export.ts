@@ -23,6 +23,7 @@ import { selectLineCells } from "@/lib/exports/lines";
 import { saveGame } from "@/lib/games/games";
 import { SNAPSHOT_COLUMNS } from "./snapshot-row";
 import { exportBenchOptions, profileExport } from "./export-profile";
+import { median } from "./median";
 
 const DEFAULT_LINES = 1_000_000;
 const RECIPIENTS = 20_000;
@@ -30,13 +31,6 @@ const DEFAULT_RUNS = 3;
 const GAME_ID = "bench-export";
 const WINDOW = { start: "2026-03-01T00:00:00Z", end: "2026-04-01T00:00:00Z" };
 const ROOT = path.resolve(import.meta.dirname, "..");
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  // Of an even number of values, the mean of the two in the middle.
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 // --- Data ----------------------------------------------------------------------------------------------------------
 

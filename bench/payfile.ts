@@ -18,17 +18,13 @@ import type { PaymentResult } from "@/lib/payments/formats/results";
 import type { PayableItem } from "@/lib/payments/formats/types";
 import { readWiseResults, writeWiseFiles } from "@/lib/payments/formats/wise";
 import { copyOut } from "./export";
+import { median } from "./median";
 
 const N = 20_000;
 const RUNS = 5;
 const IBANS = ["DE89370400440532013000", "FR1420041010050500013M02606", "NL91ABNA0417164300", "AT611904300234573201"];
 /** A bank of each IBAN's country. */
 const BICS = ["COBADEFFXXX", "BNPAFRPPXXX", "ABNANL2AXXX", "BKAUATWWXXX"];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
 
 function time(fn: () => unknown): number {
   const t0 = performance.now();

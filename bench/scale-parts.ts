@@ -10,7 +10,8 @@ import { preparePayoutBatch } from "@/lib/payouts/batches";
 import { savePayoutSettings } from "@/lib/payouts/settings";
 import { windowKey } from "@/lib/payouts/window-key";
 import type { TimeWindow } from "@/lib/time";
-import { copyIn, copyOut, copyStatement, download, median, startServer } from "./export";
+import { copyIn, copyOut, copyStatement, download, startServer } from "./export";
+import { median } from "./median";
 import { loadApart, signedInSessions, startAppServer } from "./http-load";
 import { type Accounted, type CpuReading, cpuSince, readCpu } from "./process-cpu";
 import type { LoadResult } from "./load-client";
@@ -135,7 +136,7 @@ export async function pagesOverHttp(
     };
     const cpuPerRequestMs: Record<string, CpuReading | null> = {};
     const leastMeanMs: Record<string, number | null> = {};
-    // Every path asked once by every session before any is timed: the server's first views of each page (its code
+    // Every path asked twice by every session before any is timed: the server's first views of each page (its code
     // not yet optimised) fall on none of the timed ones, the floor's included, which is timed first.
     for (const path of Object.values(paths)) await loadApart(server.url, cookies, path, 1);
     // Each path timed once autovacuum has left the tables the month wrote (it starts on them within a minute of the
@@ -180,7 +181,7 @@ async function autovacuumDone(db: Db): Promise<number> {
   const began = performance.now();
   for (;;) {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where backend_type = 'autovacuum worker'`.execute(db);
+      where backend_type = 'autovacuum worker' and datname = current_database()`.execute(db);
     if ((rows[0]?.n ?? 0) === 0 || performance.now() - began > 120_000) return Math.round(performance.now() - began);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -25,7 +25,7 @@ import { parseScale, SCALE_GAME_ID, SCALE_GAME_SECRET, scaleScenario } from "@/e
 import { saveGame } from "@/lib/games/games";
 import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { monthWindow } from "@/lib/time";
-import { median } from "./export";
+import { median } from "./median";
 import { type Accounted, cpuSince, readCpu } from "./process-cpu";
 import { exportVsCopy, pagesOverHttp, prepareVsCopy } from "./scale-parts";
 import { bareFetch, pagesOf, rateFloorMs, startEmulatorProcess } from "./snapshot";

@@ -18,6 +18,7 @@ import { takeSnapshotNow } from "@/lib/snapshots/pull";
 import { createServiceClient } from "@/lib/service/client";
 import { monthWindow, parseWindow, type TimeWindow, windowToQuery } from "@/lib/time";
 import { buildScenario, GAME_ID, GAME_SECRET } from "../tests/snapshots/scenario";
+import { median } from "./median";
 
 const K = 4;
 const RUNS = 3;
@@ -67,11 +68,6 @@ export async function startEmulatorProcess(
         child.kill("SIGTERM");
       }),
   };
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 async function pointGame(db: Db, url: string, pacing: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { median } from "@/bench/export";
+import { median } from "@/bench/median";
 
 describe("the benches' median", () => {
   it("is the middle of an odd number of runs and the mean of the two middle ones of an even number", () => {
