@@ -30,6 +30,20 @@ afterAll(async () => {
   await t?.drop();
 });
 
+/** A `statements` command that succeeds. */
+async function desk(...args: string[]) {
+  const result = await runDesk(t.url, ["statements", ...args], PASSWORD);
+  expect(result.code).toBe(0);
+  return result;
+}
+
+/** `statements send` of the batch refused with `code` and `message`, printing nothing on stdout. */
+async function refused(args: string[], code: number, message: string) {
+  const result = await runDesk(t.url, ["statements", "send", "--batch", batchId, ...args], PASSWORD);
+  expect(result).toMatchObject({ code, stdout: "" });
+  expect(result.stderr).toContain(message);
+}
+
 describe("npm run desk -- statements render", () => {
   it("writes a PDF and a CSV per statement, named by number, and prints only the JSON summary", async () => {
     const { code, stdout, stderr } = await runDesk(
@@ -54,12 +68,9 @@ describe("npm run desk -- statements render", () => {
     for (const file of files) expect((await stat(path.join(out, file))).mode & 0o777).toBe(0o600);
   });
 
-  it("sets who issues statements, and queues one recipient's email, then the rest, then all again", async () => {
-    const desk = async (...args: string[]) => {
-      const result = await runDesk(t.url, ["statements", ...args], PASSWORD);
-      expect(result.code).toBe(0);
-      return result;
-    };
+  // Each step runs the command line (a process of its own: up to half a minute on a busy machine): the steps of a story
+  // are tests of their own, in order, so that each stays well inside a test's time.
+  it("sets who issues statements, and queues one recipient's email once, a retry refused", async () => {
     const settings = await desk("settings", "--studio-name", "Kraków Games", "--link-days", "14", "--actor", ADMIN);
     expect(JSON.parse(settings.stdout)).toEqual({ studioName: "Kraków Games", studioAddress: "", linkDays: 14 });
     const sent = await desk("send", "--batch", batchId, "--recipient", "901", "--actor", FINANCE);
@@ -82,18 +93,19 @@ describe("npm run desk -- statements render", () => {
     expect(twice.stderr).toContain("email was queued 1 time (failed ones included), not never");
     expect(twice.stderr).toContain("--again --sends-seen 1");
     expect(await t.db.selectFrom("statement_delivery").select("id").execute()).toHaveLength(1);
+  });
+
+  it("queues the rest of the batch, then every one again only against the count of runs seen", async () => {
     // The batch: the three statements never emailed; with --again, all four.
     const rest = await desk("send", "--batch", batchId, "--actor", FINANCE);
     expect(JSON.parse(rest.stdout)).toMatchObject({ queued: 3, skippedNoEmail: [], emailRuns: 2 });
     // Every one again only against the count of sends it was decided on, which `payouts show` prints.
-    const refused = async (args: string[], code: number, message: string) => {
-      const result = await runDesk(t.url, ["statements", "send", "--batch", batchId, ...args], PASSWORD);
-      expect(result).toMatchObject({ code, stdout: "" });
-      expect(result.stderr).toContain(message);
-    };
     await refused(["--again", "--actor", FINANCE], 2, "--runs-seen: is needed with --again");
     await refused(["--runs-seen", "2", "--actor", FINANCE], 2, "--runs-seen: is given only with --again");
     await refused(["--again", "--runs-seen", "1", "--actor", FINANCE], 1, "queued since the count given");
+  });
+
+  it("emails every one again with the count `payouts show` prints, once, each queueing audited", async () => {
     const shown = await runDesk(t.url, ["payouts", "show", "--batch", batchId], PASSWORD);
     expect(JSON.parse(shown.stdout)).toMatchObject({ emailRuns: 2 });
     const again = await desk("send", "--batch", batchId, "--again", "--runs-seen", "2", "--actor", FINANCE);
