@@ -2,7 +2,6 @@ import path from "node:path";
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
-import { findBatchGame } from "@/db/queries/payout-lookup";
 import { stopBoss } from "@/lib/jobs/queue";
 import { isAppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
@@ -17,6 +16,7 @@ import {
 } from "@/lib/payments/schemas";
 import { financeActor } from "../actor";
 import { checkOutPath, CliError, CliResult, firstSentence, isDirectory, readFlagFile } from "../cli";
+import { gameOfBatch } from "../lookup";
 import { type Command, withDb } from "../with-db";
 
 /** `payouts pay-file` and `payouts import-results`: payment files and provider results from the command line. */
@@ -24,12 +24,6 @@ import { type Command, withDb } from "../with-db";
 async function financeUser(db: Db, email: string): Promise<ActingAs> {
   const user = await financeActor(db, email);
   return { actor: { id: user.id, email: user.email }, via: "cli" };
-}
-
-async function gameOf(db: Db, batchId: string): Promise<string> {
-  const gameId = await findBatchGame(db, batchId);
-  if (!gameId) throw new CliError(`--batch: no payout batch ${batchId}`);
-  return gameId;
 }
 
 const pathSchema = z.string().trim().min(1, { message: "is required" });
@@ -109,8 +103,8 @@ export const paymentCommands: Record<string, Command> = {
       await checkOutPath(flags.out, { folder: true });
       return withDb(
         async (db) => {
+          const gameId = await gameOfBatch(db, parsed.data.batchId);
           const as = await financeUser(db, flags.actor);
-          const gameId = await gameOf(db, parsed.data.batchId);
           const { createPaymentFiles } = await import("@/lib/payments/files");
           const { downloadPaymentFile } = await import("@/lib/payments/file-access");
           const { writePrivateFile } = await import("@/lib/exports/file");
@@ -202,8 +196,8 @@ export const paymentCommands: Record<string, Command> = {
         throw new CliError(`--${flag}: ${issue?.message}`, 2);
       }
       return withDb(async (db) => {
+        const gameId = await gameOfBatch(db, parsed.data.batchId);
         const as = await financeUser(db, flags.actor);
-        const gameId = await gameOf(db, parsed.data.batchId);
         // The file formats' writers and parsers load only for the commands that use them.
         const { importResults, listedCount, recipientsChangedBy } = await import("@/lib/payments/results");
         const say = (what: string) => process.stderr.write(`desk payouts import-results: ${what}\n`);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ActingAs } from "@/core/actor";
 import type { Db } from "@/db";
-import { findBatchGame, findSnapshotGame } from "@/db/queries/payout-lookup";
+import { findSnapshotGame } from "@/db/queries/payout-lookup";
 import { getSnapshot } from "@/db/queries/snapshots";
 import { readEmailRuns } from "@/db/queries/statement-deliveries";
 import type { Role } from "@/lib/auth/roles";
@@ -34,6 +34,7 @@ import { formatInstant } from "@/lib/time";
 import { countOf } from "@/lib/format";
 import { financeActor } from "../actor";
 import { CliError, CliResult, type CommandSpec } from "../cli";
+import { gameOfBatch } from "../lookup";
 import { type Command, withDb } from "../with-db";
 
 /**
@@ -51,12 +52,6 @@ const BATCH_OPTION = { type: "string", description: "The payout batch id" } as c
 async function actingAs(db: Db, email: string): Promise<ActingAs & { role: Role }> {
   const user = await financeActor(db, email, "changes payouts");
   return { actor: { id: user.id, email: user.email }, via: "cli", role: user.role };
-}
-
-async function gameOfBatch(db: Db, batchId: string): Promise<string> {
-  const gameId = await findBatchGame(db, batchId);
-  if (!gameId) throw new CliError(`--batch: no payout batch ${batchId}`);
-  return gameId;
 }
 
 /** The domain's refusals (two-person rule, open flags, wrong state) are one line for the person at the terminal. */
@@ -124,10 +119,10 @@ const prepare = payoutCommand(
     schema: prepareSchema,
   },
   async (db, flags) => {
-    const as = await actingAs(db, flags.actor);
     const gameId = await findSnapshotGame(db, flags.snapshot);
     const snapshot = gameId ? await getSnapshot(db, { gameId, snapshotId: flags.snapshot }) : null;
     if (!gameId || !snapshot) throw new CliError(`--snapshot: no published snapshot ${flags.snapshot}`);
+    const as = await actingAs(db, flags.actor);
     const result = await domain(() =>
       preparePayoutBatch(db, { gameId, window: snapshot.window, snapshotId: snapshot.id }, as),
     );
@@ -177,8 +172,8 @@ const override = payoutCommand(
     schema: overrideSchema,
   },
   async (db, input) => {
-    const as = await actingAs(db, input.actor);
     const gameId = await gameOfBatch(db, input.batch);
+    const as = await actingAs(db, input.actor);
     const recipientPlayerId = input.recipient ?? null;
     const params = { gameId, batchId: input.batch, flag: input.flag, recipientPlayerId, reason: input.reason };
     try {
@@ -224,7 +219,6 @@ async function overrideHint(
  * anything changes; with it the flagged ones stay in draft and the batch waits for them.
  */
 async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
-  const as = await actingAs(db, input.actor);
   const gameId = await gameOfBatch(db, input.batch);
   const target = { gameId, batchId: input.batch };
   const batch = await getPayoutBatch(db, target);
@@ -236,6 +230,8 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
       `--revision: the batch changed since revision ${input.revision} (it is at ${batch.revision}): ` +
         "look at it again (payouts show, payouts flags); nothing was changed",
     );
+  // The batch and its revision checked first: a mistyped one costs no password.
+  const as = await actingAs(db, input.actor);
   // The person who may not approve the batch is refused, and audited, before any statement changes.
   await domain(() => refuseApprovalByPreparer(db, target, as));
   const open = await domain(() => listOpenBatchFlags(db, target));

@@ -16,6 +16,7 @@ import {
 import { commandActor } from "../actor";
 import { countSeenSchema } from "@/lib/statements/schemas";
 import { checkOutFolder, CliError, type CommandSpec } from "../cli";
+import { gameOfBatch } from "../lookup";
 import { type Command, withDb } from "../with-db";
 
 /** The PDF renderer and the mailer load only for the commands that use them: every other command starts faster. */
@@ -112,6 +113,7 @@ export const statementCommands: Record<string, Command> = {
     run: async (flags: z.output<typeof renderSchema>) => {
       await checkOutFolder(flags.out);
       return withDb(async (db) => {
+        await gameOfBatch(db, flags.batch);
         const as = await acting(db, flags.actor, "finance", "renders statements");
         const { writeBatchStatementFiles } = await loadFiles();
         return writeBatchStatementFiles(
@@ -192,6 +194,7 @@ export const statementCommands: Record<string, Command> = {
     } satisfies CommandSpec<typeof sendSchema>,
     run: (flags: z.output<typeof sendSchema>) =>
       withDb(async (db) => {
+        await gameOfBatch(db, flags.batch);
         const as = await acting(db, flags.actor, "finance", "sends statements");
         const { queueStatementSends } = await import("@/lib/statements/send");
         try {

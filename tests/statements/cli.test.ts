@@ -147,6 +147,6 @@ describe("npm run desk -- statements render", () => {
     );
     expect(failed.code).not.toBe(0);
     expect(failed.stdout).toBe("");
-    expect(failed.stderr).toContain("No such payout batch");
+    expect(failed.stderr).toContain("--batch: no payout batch 00000000-0000-4000-8000-000000000000");
   });
 });
