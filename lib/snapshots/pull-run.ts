@@ -1,9 +1,8 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { type Db, transactionWithConnection } from "@/db";
+import { type Db, type Trx, transactionWithConnection } from "@/db";
 import { holdSessionLock } from "@/db/queries/locks";
 import { getPullRow, getPullStatus, startPullAttempt, updatePull } from "@/db/queries/snapshot-pulls";
-import { readSnapshotSummary } from "@/db/queries/snapshots";
 import { windowOf } from "@/db/queries/time-window";
 import { AppError } from "@/lib/errors";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
@@ -31,8 +30,16 @@ import {
   readingBounds,
   type RunPullOptions,
 } from "./pull-common";
-import { createRowWriter, loadPreviousVersion, publishSnapshot } from "./store";
+import {
+  type LoadedPrevious,
+  loadPreviousVersion,
+  type PublishResult,
+  publishSnapshot,
+  type RowWriter,
+  withRowWriter,
+} from "./store";
 import { refreshStatisticsAfterBulkWrite } from "@/lib/statistics";
+import { summarizeSnapshot } from "./summary";
 
 /** Running a pull: one attempt reads every page, checks the whole and publishes it, or records why it failed. */
 
@@ -172,79 +179,25 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
       (error: unknown) => ({ ok: false as const, error }),
     );
     const snapshotId = randomUUID();
+    const read: PageRead = {
+      pull,
+      window,
+      bounds,
+      options,
+      source,
+      client,
+      report,
+      previous,
+      writer,
+      takenBy,
+      started,
+      snapshotId,
+    };
     // One transaction from the first page to publication: rows are written as pages arrive, and either all of it
     // commits with the pull's "complete" status or none of it does. The pages are copied in over its connection.
-    published = await transactionWithConnection(db, async (trx, connection) => {
-      const rowWriter = await createRowWriter(trx, connection, snapshotId);
-      try {
-        // Rows are compared with a comparable previous version while the next pages are read, not after the last one
-        // (the lines in the database, once all are written).
-        void previous.then((loaded) => {
-          if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
-        });
-        const fetched = await fetchWindow(source, bounds.read, {
-          signal: options.signal,
-          lookahead: options.lookahead,
-          lookaheadTogether: client.pacer.mode === "off",
-          onPage: async (page) => {
-            // The page's text is the writer's from here: nothing else holds it once it is written.
-            await rowWriter.addPage(page);
-            await options.onPage?.(page);
-          },
-          onProgress: (p) => report(p),
-          onRecipients: (recipients) => rowWriter.addRecipients(recipients),
-          onPart: (recipients, pagesRead) => rowWriter.addPartLines(recipients, pagesRead),
-          onRestart: (kept) => rowWriter.reset(kept.length),
-        });
-        report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
-        // A window read in parts has its recipients now: their rows are queued to be written while it is checked.
-        if (fetched.linesWritten) rowWriter.addMergedRecipients(fetched.recipients);
-        // One turn of the event loop first: the writes queued (the merged recipients among them) go to the database,
-        // which stores them while the checks run here.
-        await new Promise((resolve) => setImmediate(resolve));
-        const checks = completenessChecks(fetched);
-        const failed = checks.filter((c) => !c.ok);
-        if (failed.length > 0) {
-          throw new SnapshotIncompleteError(
-            `the report does not add up: ${failed
-              .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
-              .join("; ")}`,
-          );
-        }
-        report({ ...lastProgress(fetched), phase: "publishing" }, true);
-        await writer.flush();
-        const stats = client.stats();
-        const loaded = await previous;
-        if (!loaded.ok) throw loaded.error;
-        const result = await publishSnapshot(db, trx, {
-          previous: loaded.value,
-          writer: rowWriter,
-          snapshotId,
-          pullId: pull.id,
-          gameId: pull.game_id,
-          window,
-          fetched,
-          checks,
-          takenBy,
-          via: auditVia(pull.via),
-          fetchStartedAt: bounds.asOf,
-          fetchFinishedAt: new Date(),
-          stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
-          durationMs: performance.now() - started,
-        });
-        log.info("snapshot published", {
-          game: pull.game_id,
-          snapshot: result.snapshotId,
-          version: result.version,
-          pages: fetched.pages.length,
-          drift: result.driftStatus,
-        });
-        return result;
-      } finally {
-        // A read that failed may leave writes queued: none may run on the connection once the pool has it back.
-        await rowWriter.close();
-      }
-    });
+    published = await transactionWithConnection(db, (trx, connection) =>
+      withRowWriter(trx, connection, snapshotId, (rowWriter) => readAndPublish(db, trx, rowWriter, read)),
+    );
   } catch (error) {
     await writer.flush();
     if (await handBackIfStopped(db, pull.id, options.signal, error)) throw options.signal?.reason;
@@ -301,6 +254,99 @@ async function attemptPull(db: Db, pull: PullRow, window: TimeWindow, options: R
   }
 }
 
+/** What reading a pull's pages and publishing them works with, made by its attempt (attemptPull). */
+type PageRead = {
+  pull: PullRow;
+  window: TimeWindow;
+  bounds: ReturnType<typeof readingBounds>;
+  options: RunPullOptions;
+  source: ReportSource;
+  client: ServiceClient;
+  /** Tells the pull's progress (forced: written at once rather than at the writer's pace). */
+  report: (p: FetchProgress, force?: boolean) => void;
+  /** The previous version, read while the pages come in; a failure to read it held until it is awaited. */
+  previous: Promise<{ ok: true; value: LoadedPrevious } | { ok: false; error: unknown }>;
+  writer: ReturnType<typeof progressWriter>;
+  takenBy: { id: string; email: string } | null;
+  started: number;
+  snapshotId: string;
+};
+
+/**
+ * Reads every page of the window into `rowWriter` inside the pull's transaction `trx`, checks that the whole adds up
+ * and publishes it, in the same transaction.
+ */
+async function readAndPublish(
+  db: Db,
+  trx: Trx,
+  rowWriter: RowWriter,
+  { pull, window, bounds, options, source, client, report, previous, writer, takenBy, started, snapshotId }: PageRead,
+): Promise<PublishResult> {
+  // Rows are compared with a comparable previous version while the next pages are read, not after the last one
+  // (the lines in the database, once all are written).
+  void previous.then((loaded) => {
+    if (loaded.ok && loaded.value?.comparable) rowWriter.compareWith(loaded.value.comparable);
+  });
+  const fetched = await fetchWindow(source, bounds.read, {
+    signal: options.signal,
+    lookahead: options.lookahead,
+    lookaheadTogether: client.pacer.mode === "off",
+    onPage: async (page) => {
+      // The page's text is the writer's from here: nothing else holds it once it is written.
+      await rowWriter.addPage(page);
+      await options.onPage?.(page);
+    },
+    onProgress: (p) => report(p),
+    onRecipients: (recipients) => rowWriter.addRecipients(recipients),
+    onPart: (recipients, pagesRead) => rowWriter.addPartLines(recipients, pagesRead),
+    onRestart: (kept) => rowWriter.reset(kept.length),
+  });
+  report({ ...lastProgress(fetched), phase: "checking completeness" }, true);
+  // A window read in parts has its recipients now: their rows are queued to be written while it is checked.
+  if (fetched.linesWritten) rowWriter.addMergedRecipients(fetched.recipients);
+  // One turn of the event loop first: the writes queued (the merged recipients among them) go to the database,
+  // which stores them while the checks run here.
+  await new Promise((resolve) => setImmediate(resolve));
+  const checks = completenessChecks(fetched);
+  const failed = checks.filter((c) => !c.ok);
+  if (failed.length > 0) {
+    throw new SnapshotIncompleteError(
+      `the report does not add up: ${failed
+        .map((c) => `${c.name} (expected ${c.expected}, got ${c.actual})`)
+        .join("; ")}`,
+    );
+  }
+  report({ ...lastProgress(fetched), phase: "publishing" }, true);
+  await writer.flush();
+  const stats = client.stats();
+  const loaded = await previous;
+  if (!loaded.ok) throw loaded.error;
+  const result = await publishSnapshot(db, trx, {
+    previous: loaded.value,
+    writer: rowWriter,
+    snapshotId,
+    pullId: pull.id,
+    gameId: pull.game_id,
+    window,
+    fetched,
+    checks,
+    takenBy,
+    via: auditVia(pull.via),
+    fetchStartedAt: bounds.asOf,
+    fetchFinishedAt: new Date(),
+    stats: { requests: stats.attempts, rateLimited: stats.rateLimited, retries: stats.retries },
+    durationMs: performance.now() - started,
+  });
+  log.info("snapshot published", {
+    game: pull.game_id,
+    snapshot: result.snapshotId,
+    version: result.version,
+    pages: fetched.pages.length,
+    drift: result.driftStatus,
+  });
+  return result;
+}
+
 function lastProgress(fetched: {
   pages: PageInfo[];
   recipients: { periods: unknown[]; reversals: unknown[] }[];
@@ -315,45 +361,5 @@ function lastProgress(fetched: {
     linesFetched: fetched.recipients.reduce((n, r) => n + r.periods.length, 0),
     reversalsFetched: fetched.recipients.reduce((n, r) => n + r.reversals.length, 0),
     subWindows: fetched.subWindows.length,
-  };
-}
-
-/** The summary of a published snapshot (what the CLI prints). */
-export async function summarizeSnapshot(db: Db, snapshotId: string): Promise<PullSummary> {
-  const { snapshot: s, parts } = await readSnapshotSummary(db, snapshotId);
-  return {
-    pullId: s.pull_id,
-    snapshotId: s.id,
-    version: s.version,
-    gameId: s.game_id,
-    window: { start: formatInstant(s.window_start), end: formatInstant(s.window_end) },
-    windowClosed: s.window_closed,
-    builtFrom: s.built_from,
-    totals: {
-      renewalsSettled: s.renewals_settled,
-      settledGrossUsd: s.settled_gross_usd,
-      grossAttributedUsd: s.gross_attributed_usd,
-      reversedAttributedUsd: s.reversed_attributed_usd,
-      netAttributedUsd: s.net_attributed_usd,
-      refundEventsInWindow: s.refund_events_in_window,
-      recipientCount: s.recipient_count,
-    },
-    recipients: s.recipient_count,
-    lines: s.line_count,
-    reversals: s.reversal_count,
-    refundEvents: s.refund_event_count,
-    pages: s.page_count,
-    requests: s.request_count,
-    subWindows: parts.map((p) => ({
-      scope: p.scope,
-      recipientPlayerId: p.recipient_player_id === null ? null : Number(p.recipient_player_id),
-      start: formatInstant(p.window_start),
-      end: formatInstant(p.window_end),
-      reason: p.reason,
-    })),
-    rateLimited: s.rate_limited,
-    retries: s.retries,
-    durationMs: s.duration_ms,
-    drift: { status: s.drift_status, differences: s.drift_count, comparedTo: s.compared_to_snapshot_id },
   };
 }

@@ -24,4 +24,5 @@ export {
   type SnapshotRequest,
 } from "./pull-common";
 export { queuePull, recoverPulls, requestSnapshot, takeSnapshotNow } from "./pull-request";
-export { createReportSource, runPull, summarizeSnapshot } from "./pull-run";
+export { createReportSource, runPull } from "./pull-run";
+export { summarizeSnapshot } from "./summary";

@@ -284,3 +284,21 @@ export async function createRowWriter(trx: Trx, connection: pg.PoolClient, snaps
   };
   return writer;
 }
+
+/**
+ * Runs `work` with a row writer of the transaction, closed however the work ends: a read that failed may leave writes
+ * queued, and none may run on the transaction's connection once the pool has it back.
+ */
+export async function withRowWriter<T>(
+  trx: Trx,
+  connection: pg.PoolClient,
+  snapshotId: string,
+  work: (writer: RowWriter) => Promise<T>,
+): Promise<T> {
+  const writer = await createRowWriter(trx, connection, snapshotId);
+  try {
+    return await work(writer);
+  } finally {
+    await writer.close();
+  }
+}

@@ -5,7 +5,7 @@ import { type Trx, transactionWithConnection } from "@/db";
 import { attributionReportBody, renewalLineBody } from "@/lib/service/__fixtures__/bodies";
 import { type AttributionRecipient, attributionReportSchema } from "@/lib/service/schemas";
 import type { PageRecord } from "@/lib/snapshots/fetch";
-import { createRowWriter, MAX_PAGES_PENDING } from "@/lib/snapshots/row-writer";
+import { createRowWriter, MAX_PAGES_PENDING, type RowWriter, withRowWriter } from "@/lib/snapshots/row-writer";
 import { parseWindow } from "@/lib/time";
 import { createTestDatabase, type TestDatabase } from "../support/db";
 
@@ -224,6 +224,26 @@ describe("the row writer when a read starts over", () => {
       await expect(writer.addPage(page(41, "page 41"))).rejects.toThrow(/closed/);
       await expect(writer.flush()).rejects.toThrow(/closed/);
       await expect(writer.reset(1)).rejects.toThrow(/closed/);
+    });
+  });
+
+  it("is closed however the work given it ends, a failure passed on as it came", async () => {
+    await unpublished(async (trx, connection, snapshotId) => {
+      let kept: RowWriter | null = null;
+      const failed = await withRowWriter(trx, connection, snapshotId, async (writer) => {
+        kept = writer;
+        for (let seq = 1; seq <= 10; seq += 1) void writer.addPage(page(seq, `page ${seq}`)).catch(() => {});
+        throw new Error("the read failed");
+      }).catch((error: unknown) => error);
+      expect(String(failed)).toBe("Error: the read failed");
+      await expect((kept as RowWriter | null)?.flush()).rejects.toThrow(/closed/);
+      // Given back with the work's answer, closed all the same.
+      const pages = await withRowWriter(trx, connection, snapshotId, async (writer) => {
+        kept = writer;
+        return (await writer.flush()).pages;
+      });
+      expect(pages).toBe(0);
+      await expect((kept as RowWriter | null)?.addPage(page(11, "page 11"))).rejects.toThrow(/closed/);
     });
   });
 
