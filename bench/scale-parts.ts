@@ -142,8 +142,12 @@ export async function pagesOverHttp(
     // Each path timed once autovacuum has left the tables the month wrote (it starts on them within a minute of the
     // writes): the pages as they are most of the time, and PostgreSQL's CPU a request without the vacuum's.
     const autovacuumWaitMs: Record<string, number> = {};
+    // The paths timed with a worker still running: the wait reached its cap.
+    const autovacuumStillRunning: string[] = [];
     for (const [name, path] of Object.entries(paths)) {
-      autovacuumWaitMs[name] = await autovacuumDone(db);
+      const waited = await autovacuumDone(db);
+      autovacuumWaitMs[name] = waited.ms;
+      if (!waited.done) autovacuumStillRunning.push(name);
       const before = readCpu(accounted);
       const result = await loadApart(server.url, cookies, path, options.perSession);
       const spent = cpuSince(before, accounted, ["server", "postgres"]);
@@ -165,6 +169,7 @@ export async function pagesOverHttp(
       cpuPerRequestMs,
       leastMeanMs,
       autovacuumWaitMs,
+      autovacuumStillRunning,
       windowP95VsFloor: vs("window"),
       searchP95VsFloor: vs("search"),
       deepPageP95VsFloor: vs("deepPage"),
@@ -176,13 +181,18 @@ export async function pagesOverHttp(
   }
 }
 
-/** Waits, up to two minutes, until no autovacuum worker runs; how long it waited, in ms. */
-async function autovacuumDone(db: Db): Promise<number> {
+/**
+ * Waits, up to two minutes, until no autovacuum worker runs on this database: how long it waited, in ms, and whether
+ * the workers were gone (false: the cap was reached with one still running).
+ */
+async function autovacuumDone(db: Db): Promise<{ ms: number; done: boolean }> {
   const began = performance.now();
   for (;;) {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
       where backend_type = 'autovacuum worker' and datname = current_database()`.execute(db);
-    if ((rows[0]?.n ?? 0) === 0 || performance.now() - began > 120_000) return Math.round(performance.now() - began);
+    const ms = Math.round(performance.now() - began);
+    if ((rows[0]?.n ?? 0) === 0) return { ms, done: true };
+    if (ms > 120_000) return { ms, done: false };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
