@@ -1,7 +1,7 @@
 import "server-only";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
-import { snapshotNetInCents } from "./snapshot-columns";
+import { statementNetOfSnapshotRecipient } from "./reversal-deducted";
 import type { PayoutStatementState } from "@/db/types";
 import { carriesOfGame } from "./carries";
 import type { RowOf } from "./row-of";
@@ -179,10 +179,14 @@ export async function listEndedWindowSnapshots(db: DbOrTrx, params: { gameId: st
 
 export type EndedWindowSnapshot = RowOf<typeof listEndedWindowSnapshots>;
 
-/** Net attributed per recipient over the snapshots given. */
+/**
+ * Net attributed per recipient over the snapshots given, as statements prepared from them at the instant would take
+ * it: a reversal reported again is not deducted a second time where a batch of another window approved by then
+ * deducted part of it.
+ */
 export async function sumSnapshotNetByRecipient(
   db: DbOrTrx,
-  params: { gameId: string; snapshotIds: string[] },
+  params: { gameId: string; snapshotIds: string[]; asOf: Date },
 ): Promise<{ recipientPlayerId: string; playerName: string | null; playerEmail: string | null; netUsd: string }[]> {
   if (params.snapshotIds.length === 0) return [];
   return snapshotRecipientsOfGame(db, params.gameId)
@@ -190,9 +194,8 @@ export async function sumSnapshotNetByRecipient(
       sql<string>`r.recipient_player_id::text`.as("recipientPlayerId"),
       sql<string | null>`max(r.player_name)`.as("playerName"),
       sql<string | null>`max(r.player_email)`.as("playerEmail"),
-      // In cents as the statements will take them (less, once prepared, the part of a reversal reported again that
-      // another window's approved batch deducted: not known before, so counted whole until the window is prepared).
-      sql<string>`sum(${snapshotNetInCents("r")})::text`.as("netUsd"),
+      // In cents as the statements will take them.
+      sql<string>`sum(${statementNetOfSnapshotRecipient(params.asOf)})::text`.as("netUsd"),
     ])
     .where("r.snapshot_id", "in", params.snapshotIds)
     .groupBy("r.recipient_player_id")

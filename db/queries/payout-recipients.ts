@@ -1,12 +1,13 @@
 import "server-only";
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Db } from "@/db";
-import { exactAmount, formatUsd, netInCents } from "@/core/money";
+import { exactAmount, formatUsd, money, netInCents } from "@/core/money";
 import type { TimeWindow } from "@/core/time";
 import { carriesOfGame } from "./carries";
 import { foldedPrefixes } from "./like";
 import type { RowOf } from "./row-of";
 import { snapshotNetInCents } from "./snapshot-columns";
+import { statementNetOfSnapshotRecipient } from "./reversal-deducted";
 import { recipientLinesQuery, snapshotRecipientsOfGame } from "./snapshot-recipients";
 import { isLatestVersion } from "./snapshots";
 import { windowOf } from "./time-window";
@@ -76,7 +77,7 @@ export async function listTopRecipients(
     .select([
       "r.recipient_player_id",
       ...RECIPIENT_NAMES,
-      // Each window's figures in cents, as its statement takes them, then added up.
+      // Each window's figures in cents, rounded as its statement rounds them, then added up.
       sql<string>`sum(${snapshotNetInCents("r")})::text`.as("net"),
       sql<string>`sum(round(r.gross_attributed_usd, 2))::text`.as("gross"),
       sql<string>`sum(round(r.reversed_attributed_usd, 2))::text`.as("reversed"),
@@ -106,6 +107,10 @@ export async function listRecipientWindows(db: Db, params: { gameId: string; rec
       "r.gross_attributed_usd as grossAttributedUsd",
       "r.reversed_attributed_usd as reversedAttributedUsd",
       "r.net_attributed_usd as netAttributedUsd",
+      // Only for a window with no batch (none discarded aside): a batch's statement has its own figures.
+      sql<string | null>`case when exists (select 1 from payout_batch b where b.game_id = s.game_id
+        and b.window_start = s.window_start and b.window_end = s.window_end and b.status <> 'discarded')
+        then null else ${statementNetOfSnapshotRecipient(null)} end`.as("owedUsd"),
       "r.renewal_count as renewalCount",
       "r.player_name as playerName",
       "r.player_email as playerEmail",
@@ -122,10 +127,22 @@ export async function listRecipientWindows(db: Db, params: { gameId: string; rec
     grossAttributedUsd: formatUsd(r.grossAttributedUsd),
     reversedAttributedUsd: formatUsd(r.reversedAttributedUsd),
     netAttributedUsd: formatUsd(netInCents(r.grossAttributedUsd, r.reversedAttributedUsd)),
+    owed: owedOf(r),
   }));
 }
 
 export type RecipientWindowRow = RowOf<typeof listRecipientWindows>;
+
+/**
+ * A window without a batch: what its statement will owe (the net as a statement prepared now takes it) and the part of
+ * that beside the snapshot's net, what another window's approved batch deducted already of a reversal reported again.
+ * Null for a window with a batch.
+ */
+function owedOf(r: { owedUsd: string | null; grossAttributedUsd: string; reversedAttributedUsd: string }) {
+  if (r.owedUsd === null) return null;
+  const net = netInCents(r.grossAttributedUsd, r.reversedAttributedUsd);
+  return { usd: formatUsd(r.owedUsd), deductedBeforeUsd: formatUsd(money(r.owedUsd).minus(net)) };
+}
 
 export async function listStatementEvents(
   db: Db,

@@ -4,6 +4,7 @@ import type { DbOrTrx, Trx } from "@/db";
 import type { Database, PayoutStatementState } from "@/db/types";
 import { anyOf, inChunks } from "./chunks";
 import { RECIPIENT_FIGURES, RECIPIENT_HAS_UNAVAILABLE } from "./payouts";
+import { reversalDeductedBefore } from "./reversal-deducted";
 
 /** Writes and locked reads of payout statements and their events, for the batch workflow (lib/payouts). */
 
@@ -268,23 +269,7 @@ const REVERSAL_REPORTED_AGAIN = sql<boolean>`exists (select 1 from snapshot_reve
     and p.recipient_player_id = v.recipient_player_id and p.reversed_attributed_usd <> 0
     and (b.status = 'draft' or v.event_count <> 1 or p.event_count <> 1))`;
 
-/**
- * Of the recipient's (`r`) reversals known wholly from their period row, the part approved batches of other windows
- * deducted already: for each period, the most any of them was reported (each such report is the period's whole
- * reversal to date, and each batch deducted only what the ones approved before it had not), up to this report.
- */
-const REVERSAL_DEDUCTED_BEFORE = sql<string>`coalesce((select sum(least(v.reversed_attributed_usd, d.before))
-  from snapshot_reversal v
-  join snapshot s on s.id = v.snapshot_id
-  cross join lateral (select max(p.reversed_attributed_usd) as before from payout_batch b
-    join snapshot_reversal p on p.snapshot_id = b.snapshot_id and p.period_id = v.period_id
-    where b.game_id = s.game_id and b.status in ('approved', 'paid')
-      and (b.window_start <> s.window_start or b.window_end <> s.window_end)
-      and p.recipient_player_id = v.recipient_player_id and p.reversal_basis = 'period_row' and p.event_count = 1
-      and p.reversed_attributed_usd > 0) d
-  where v.snapshot_id = r.snapshot_id and v.recipient_player_id = r.recipient_player_id
-    and v.reversal_basis = 'period_row' and v.event_count = 1 and v.reversed_attributed_usd > 0
-    and d.before is not null), 0)::text`;
+const REVERSAL_DEDUCTED_BEFORE = sql<string>`(${reversalDeductedBefore(null)})::text`;
 
 /**
  * The statements of a batch with reversals: the part deducted before each recorded at preparation, beside what the

@@ -15,8 +15,10 @@ import type { TimeWindow } from "@/lib/time";
  * anyone had looked at it yet. Earned means the net attributed of every window that had ended by then (a renewal
  * belongs to the window it settled in, a reversal to the window of the refund). Split by where it stood then:
  *
- * - not yet in a batch: windows ended by then without a batch then, from their latest snapshot version (windows
- *   overlapping one already counted, such as a quarter beside its months, are left out);
+ * - not yet in a batch: windows ended by then without a batch then, from their latest snapshot version as a statement
+ *   prepared then would take it (a reversal reported again, part of which a batch of another window approved by then
+ *   deducted, is not deducted twice); windows overlapping one already counted, such as a quarter beside its months,
+ *   are left out;
  * - draft, approved (not yet paid), held: statements of batches prepared by then, in their state then, for what they
  *   had available (net attributed + carried in);
  * - carried: balances carried out of statements closed by then (paid, or closed with nothing to pay) and not yet taken
@@ -183,7 +185,7 @@ async function liabilityIn(db: Trx, params: { gameId: string; asOf: Date }): Pro
       readBeforeEnd: !s.windowClosed,
     });
   }
-  for (const r of await sumSnapshotNetByRecipient(db, { gameId, snapshotIds: unbatched })) {
+  for (const r of await sumSnapshotNetByRecipient(db, { gameId, snapshotIds: unbatched, asOf })) {
     const a = get(r.recipientPlayerId, r.playerName, r.playerEmail);
     a.notInBatch = a.notInBatch.plus(money(r.netUsd));
   }

@@ -5,6 +5,8 @@ import { approvePayoutBatch, approveStatements, discardPayoutBatch, preparePayou
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { checkLedgerInvariant } from "@/lib/payouts/invariant";
 import { listLedgerEntries } from "@/lib/payouts/ledger";
+import { listLiability } from "@/lib/payouts/liability";
+import { listRecipientWindows } from "@/db/queries/payouts";
 import { monthWindow } from "@/lib/time";
 import { addGame, insertSnapshot, type ReversalInput } from "../exports/fixture";
 import { createTestDatabase, type TestDatabase, applyTestEnv } from "../support/db";
@@ -123,10 +125,35 @@ describe("a reversal known only from its period row, reported again in a later w
     // June, approved and paid: recipient 1's period 177 reversed by period row, 2.00.
     await month("2026-06", [reversal(177, 1, "2.00", "period_row")], { 1: "2.00" });
     const june = await approvedAndPaid("2026-06");
+    const now = new Date();
+    const beforeJuneApproved = new Date("2026-10-01T00:00:00Z");
+    const owedBefore = [await notInBatch(1, now), await notInBatch(1, beforeJuneApproved)];
     // August: refunded again, the period's whole reversal (5.00, the 2.00 June deducted included) is reported here.
     await month("2026-08", [reversal(177, 1, "5.00", "period_row")], { 1: "5.00" });
+    // Not yet in a batch, August is owed as its statement will take it: 47.00, not 45.00. As it stood before June's
+    // batch was approved, nothing had deducted any of it: 45.00.
+    expect(
+      money(await notInBatch(1, now))
+        .minus(owedBefore[0] ?? "")
+        .toFixed(2),
+    ).toBe("47.00");
+    expect(
+      money(await notInBatch(1, beforeJuneApproved))
+        .minus(owedBefore[1] ?? "")
+        .toFixed(2),
+    ).toBe("45.00");
+    // The recipient's history says what it will owe, beside the snapshot's net.
+    const windows = await listRecipientWindows(t.db, { gameId: GAME, recipientPlayerId: 1 });
+    const augustWindow = windows.find((w) => w.window.startMs === monthWindow("2026-08").startMs);
+    expect(augustWindow).toMatchObject({
+      netAttributedUsd: "45.00",
+      owed: { usd: "47.00", deductedBeforeUsd: "2.00" },
+    });
     const august = await preparePayoutBatch(t.db, { gameId: GAME, window: monthWindow("2026-08") }, acting);
     const figures = await deductionOf(august.batchId, 1);
+    // In a batch, the window is owed from its statement: nothing is read from the snapshot for it any more.
+    const prepared = await listRecipientWindows(t.db, { gameId: GAME, recipientPlayerId: 1 });
+    expect(prepared.find((w) => w.window.startMs === monthWindow("2026-08").startMs)?.owed).toBeNull();
     // No flag: only the 3.00 not deducted before is deducted (gross 50.00: net 47.00, not 45.00).
     expect(figures).toEqual({
       recipient_flags: [],
@@ -206,6 +233,12 @@ describe("a reversal known only from its period row, reported again in a later w
     });
   });
 });
+
+/** What the liability as of `asOf` counts owed to the recipient from windows not yet in a batch. */
+async function notInBatch(recipient: number, asOf: Date): Promise<string> {
+  const { rows } = await listLiability(t.db, { gameId: GAME, asOf });
+  return rows.find((r) => r.recipientPlayerId === recipient)?.notInBatchUsd ?? "0.00";
+}
 
 /** Prepares the month's batch (unless given), approves it and its statements (two people), and pays every one. */
 async function approvedAndPaid(key: string, prepared?: string): Promise<string> {

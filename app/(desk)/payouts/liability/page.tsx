@@ -94,9 +94,11 @@ export default async function LiabilityPage({ searchParams }: SearchParamsProps)
         <p className="mt-1 text-ink-muted">
           Owed means earned by the end of {asOfDay} and not paid by then: the net revenue share of every window that had
           ended by then (a month counts from the day after it closes), whether or not a batch had been prepared, plus
-          balances carried between statements. A window not yet in a batch counts its latest snapshot; a window in a
-          batch counts the figures the batch was prepared from, in the state each statement was in that day. A payment
-          counts from the day the money left, as in the ledger files, even when its results were imported later.
+          balances carried between statements. A window not yet in a batch counts its latest snapshot as its statement
+          would take it (a reversal reported again after another window's batch deducted part of it is not deducted
+          twice); a window in a batch counts the figures the batch was prepared from, in the state each statement was in
+          that day. A payment counts from the day the money left, as in the ledger files, even when its results were
+          imported later.
         </p>
         <p className="mt-1 text-ink-muted">
           Counted:{" "}

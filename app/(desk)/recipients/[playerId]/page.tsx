@@ -216,6 +216,13 @@ export default async function RecipientPage({ params }: { params: Promise<{ play
                 <span>
                   net <Money value={w.netAttributedUsd} currency="USD" /> ({w.renewalCount} renewals, snapshot v
                   {w.snapshotVersion})
+                  {w.owed && w.owed.deductedBeforeUsd !== "0.00" ? (
+                    <>
+                      ; owed <Money value={w.owed.usd} currency="USD" />:{" "}
+                      <Money value={w.owed.deductedBeforeUsd} currency="USD" /> of its reversals was deducted already in
+                      another window's batch
+                    </>
+                  ) : null}
                 </span>
               </li>
             ))}
