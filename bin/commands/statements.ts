@@ -55,32 +55,38 @@ const sendSchema = z
     if (flags.recipient !== undefined) {
       if (flags["runs-seen"] !== undefined)
         ctx.addIssue({ code: "custom", path: ["runs-seen"], message: "is for the whole batch: not with --recipient" });
-      if (flags.again && flags["sends-seen"] === undefined)
-        ctx.addIssue({
-          code: "custom",
-          path: ["sends-seen"],
-          message:
-            "is needed with --recipient and --again: the times this statement was emailed as you last saw it (its " +
-            "delivery log); it is refused if it was emailed since",
-        });
-      if (!flags.again && flags["sends-seen"] !== undefined)
-        ctx.addIssue({ code: "custom", path: ["sends-seen"], message: "is given only with --again" });
+      countSeenWithAgain(
+        flags,
+        ctx,
+        "sends-seen",
+        "is needed with --recipient and --again: the times this statement was emailed as you last saw it (its " +
+          "delivery log); it is refused if it was emailed since",
+      );
       return;
     }
     if (flags["sends-seen"] !== undefined)
       ctx.addIssue({ code: "custom", path: ["sends-seen"], message: "is for one statement: give --recipient" });
     // Every statement again is the one send that emails recipients twice: only against the count it was decided on.
-    if (flags.again && flags["runs-seen"] === undefined)
-      ctx.addIssue({
-        code: "custom",
-        path: ["runs-seen"],
-        message:
-          "is needed with --again: the times this batch's emails were queued as you last saw it (emailRuns in " +
-          "`payouts show --batch ID`); it is refused if more were queued since",
-      });
-    if (!flags.again && flags["runs-seen"] !== undefined)
-      ctx.addIssue({ code: "custom", path: ["runs-seen"], message: "is given only with --again" });
+    countSeenWithAgain(
+      flags,
+      ctx,
+      "runs-seen",
+      "is needed with --again: the times this batch's emails were queued as you last saw it (emailRuns in " +
+        "`payouts show --batch ID`); it is refused if more were queued since",
+    );
   });
+
+/** A count seen (`name`) is needed with --again (`needed` says what it is) and refused without it. */
+function countSeenWithAgain(
+  flags: { again: boolean; "runs-seen"?: number; "sends-seen"?: number },
+  ctx: z.RefinementCtx,
+  name: "runs-seen" | "sends-seen",
+  needed: string,
+): void {
+  if (flags.again && flags[name] === undefined) ctx.addIssue({ code: "custom", path: [name], message: needed });
+  if (!flags.again && flags[name] !== undefined)
+    ctx.addIssue({ code: "custom", path: [name], message: "is given only with --again" });
+}
 
 const settingsSchema = z.object({
   "studio-name": statementSettingsSchema.shape.studioName.optional(),
