@@ -5,8 +5,9 @@
 // stopping server closes each keep-alive connection once its answer is sent (lib/connection-drain.ts).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { closeConnectionsWhenClosed } = await import("./lib/connection-drain");
-  closeConnectionsWhenClosed();
+  const { closeConnectionsWhenClosed, DRAIN_LIMITS } = await import("./lib/connection-drain");
+  const { env } = await import("./core/env");
+  closeConnectionsWhenClosed({ ...DRAIN_LIMITS, drainMs: env().PAYOUT_DESK_DRAIN_SECONDS * 1000 });
   if (!process.env.DATABASE_URL) return;
   const { refuseMismatchedKey } = await import("./lib/keys/startup");
   await refuseMismatchedKey();

@@ -7,6 +7,9 @@ import { z } from "zod";
  * message naming the variable. A few are also read raw where this module cannot be loaded or before they are parsed
  * (the proxy, instrumentation, the start and the CLI's set-up); each is parsed here when the app first reads it.
  */
+/** How long a stopping web server lets answers already being sent go on, unless PAYOUT_DESK_DRAIN_SECONDS says. */
+export const DEFAULT_DRAIN_SECONDS = 30;
+
 /** A TCP port as typed: digits only (no "0x1F90", "8e3" or "3000abc"), 1 to 65535. */
 export const portSchema = z
   .string()
@@ -73,6 +76,17 @@ const ENV_SCHEMA = z
       .min(0, { message: "must be between 0 and 1440 minutes" })
       .max(1440, { message: "must be between 0 and 1440 minutes" })
       .default(15),
+    /**
+     * How long a stopping web server lets answers already being sent (a long download) go on before it cuts them, in
+     * seconds (lib/connection-drain.ts). Digits only, 0 to 3600.
+     */
+    PAYOUT_DESK_DRAIN_SECONDS: z
+      .string()
+      .trim()
+      .regex(/^\d{1,4}$/, { message: "must be a whole number of seconds from 0 to 3600", abort: true })
+      .transform(Number)
+      .pipe(z.number().max(3600, "must be a whole number of seconds from 0 to 3600"))
+      .default(DEFAULT_DRAIN_SECONDS),
     /** Tests and demos: every scheduled job runs every this many seconds instead of on its own schedule. */
     PAYOUT_DESK_SCHEDULE_SECONDS: z.coerce
       .number({ message: "must be a number of seconds" })

@@ -1,6 +1,7 @@
 import "server-only";
 import diagnostics from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { DEFAULT_DRAIN_SECONDS } from "@/core/env";
 
 type RequestMessage = { request: IncomingMessage; response: ServerResponse; server: Server };
 
@@ -18,7 +19,7 @@ export type DrainLimits = {
   drainMs: number;
 };
 
-export const DRAIN_LIMITS: DrainLimits = { silentMs: 11 * 60_000, drainMs: 30_000 };
+export const DRAIN_LIMITS: DrainLimits = { silentMs: 11 * 60_000, drainMs: DEFAULT_DRAIN_SECONDS * 1000 };
 
 /**
  * Keep-alive connections end with the answer they carry once the app server has stopped listening. On SIGTERM/SIGINT

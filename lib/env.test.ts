@@ -77,6 +77,17 @@ describe("the environment", () => {
       expect(() => readEnv({ PAYOUT_DESK_URL: url }), url).toThrow(/PAYOUT_DESK_URL.*user name or password/);
   });
 
+  it("reads how long a stopping server lets downloads go on as whole seconds, 30 unless set", () => {
+    expect(readEnv({}).PAYOUT_DESK_DRAIN_SECONDS).toBe(30);
+    expect(readEnv({ PAYOUT_DESK_DRAIN_SECONDS: "" }).PAYOUT_DESK_DRAIN_SECONDS).toBe(30);
+    expect(readEnv({ PAYOUT_DESK_DRAIN_SECONDS: "120" }).PAYOUT_DESK_DRAIN_SECONDS).toBe(120);
+    expect(readEnv({ PAYOUT_DESK_DRAIN_SECONDS: "0" }).PAYOUT_DESK_DRAIN_SECONDS).toBe(0);
+    for (const seconds of ["1e3", "-5", "2.5", "30s", "3601"])
+      expect(() => readEnv({ PAYOUT_DESK_DRAIN_SECONDS: seconds }), seconds).toThrow(
+        /^Invalid environment variable PAYOUT_DESK_DRAIN_SECONDS: must be a whole number of seconds from 0 to 3600$/,
+      );
+  });
+
   it("reads PORT as digits only, from 1 to 65535", () => {
     expect(readEnv({ PORT: "8080" }).PORT).toBe(8080);
     expect(readEnv({}).PORT).toBe(3000);
