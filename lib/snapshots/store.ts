@@ -28,7 +28,7 @@ import type { BulkTable } from "@/db/queries/snapshot-columns";
 import { insertRows, type RowWriter, type WrittenRecipients } from "./row-writer";
 import { buildRecipientRowsWithoutLines, buildRows, totalsColumns, withoutLines } from "./rows";
 
-export { createRowWriter, type RowWriter, withRowWriter, type WrittenRecipients } from "./row-writer";
+export { type RowWriter, withRowWriter, type WrittenRecipients } from "./row-writer";
 
 /**
  * Publishing: the whole snapshot (header, recipients, lines, reversals, refund events, raw pages, sub-windows and the
