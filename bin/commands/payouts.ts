@@ -14,7 +14,7 @@ import {
   holdStatements,
   preparePayoutBatch,
 } from "@/lib/payouts/batches";
-import { refuseApprovalByPreparer } from "@/lib/payouts/batch-approval";
+import { refuseApprovalUnderTwoPersonRule } from "@/lib/payouts/batch-approval";
 import { approvedWithOpenFlags } from "@/lib/payouts/batch-flag-reads";
 import { overrideFlag } from "@/lib/payouts/flag-override";
 import { listOpenBatchFlags } from "@/lib/payouts/open-flags";
@@ -233,7 +233,7 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
   // The batch and its revision checked first: a mistyped one costs no password.
   const as = await actingAs(db, input.actor);
   // The person who may not approve the batch is refused, and audited, before any statement changes.
-  await domain(() => refuseApprovalByPreparer(db, target, as));
+  await domain(() => refuseApprovalUnderTwoPersonRule(db, target, as));
   const open = await domain(() => listOpenBatchFlags(db, target));
   const statementsNow = await listPayoutStatements(db, target);
   const drafts = statementsNow.filter((s) => s.state === "draft");
@@ -264,6 +264,17 @@ async function approveAll(db: Db, input: z.output<typeof approveSchema>) {
         `${one ? "its" : "their"} approval (recipient ${named}): list them (payouts flags) and override them ` +
         "(payouts override), or pass --hold-flagged REASON; nothing was changed",
     );
+  }
+  // When the batch would be approved, whoever entered first details of a recipient it would pay (no payment gone to
+  // them yet) is refused too, before anything changes: the drafts approved, the flagged ones held.
+  const hold = Boolean(input["hold-flagged"]);
+  if (hold || (flagged === 0 && flaggedSince.size === 0)) {
+    const pays = (s: (typeof statementsNow)[number]) => {
+      if (s.state === "draft") return !flaggedRecipients.has(s.recipientPlayerId);
+      return s.state === "approved" && !(hold && flaggedSince.has(s.recipientPlayerId));
+    };
+    const paying = statementsNow.filter(pays).map((s) => s.recipientPlayerId);
+    await domain(() => refuseApprovalUnderTwoPersonRule(db, target, as, paying));
   }
   const approved = await domain(() =>
     approveStatements(db, { ...target, all: "draft_unflagged", drawnAtRevision: input.revision }, as),

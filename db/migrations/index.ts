@@ -49,6 +49,7 @@ import * as auditFacetsIdx from "./2026_12_15_0930_audit_facets_idx";
 import * as paymentReturnUndone from "./2026_12_16_0900_payment_return_undone";
 import * as statementReversedBefore from "./2026_12_17_0900_statement_reversed_before";
 import * as snapshotLineStatistics from "./2026_12_18_0900_snapshot_line_statistics";
+import * as firstDetailsByIdx from "./2026_12_19_0900_first_details_by_idx";
 
 /**
  * Every migration, by name. Listed here rather than read from the folder so that the Next.js server bundle,
@@ -108,4 +109,5 @@ export const MIGRATIONS: Record<string, DeskMigration> = {
   "2026_12_16_0900_payment_return_undone": paymentReturnUndone,
   "2026_12_17_0900_statement_reversed_before": statementReversedBefore,
   "2026_12_18_0900_snapshot_line_statistics": snapshotLineStatistics,
+  "2026_12_19_0900_first_details_by_idx": firstDetailsByIdx,
 };

@@ -1,7 +1,9 @@
 import "server-only";
+import { sql } from "kysely";
 import type { DbOrTrx } from "@/db";
+import type { PayoutStatementState } from "@/db/tables/payouts";
 import type { PayoutMethod, ProfileChangeStatus, TaxForm } from "@/db/tables/profiles";
-import { dateText, payoutMethodOf } from "./profiles";
+import { dateText, lastPaidAt, payoutMethodOf } from "./profiles";
 
 /** Every change of a payout profile: entered, applied or waiting for review, and how each review ended. */
 
@@ -216,4 +218,36 @@ export async function getChangeEnteredBy(db: DbOrTrx, p: { gameId: string; chang
     .where("id", "=", p.changeId)
     .executeTakeFirst();
   return row?.entered_by_id ?? null;
+}
+
+/**
+ * Recipients with a statement of the batch in one of `states` and something to pay whose details in force are still
+ * their first (applied at once: status 'applied'), entered by `enteredBy`, and that no payment has gone to yet (applied
+ * after the recipient was last paid, `lastPaidAt`, or never paid: as ProfileFlagFacts and detailsNotPaidYet count it).
+ * At most `limit`, by player id; only among `recipientPlayerIds` when given.
+ */
+export async function listOwnFirstDetails(
+  db: DbOrTrx,
+  p: {
+    gameId: string;
+    batchId: string;
+    enteredBy: string;
+    states: readonly PayoutStatementState[];
+    recipientPlayerIds?: readonly number[];
+    limit: number;
+  },
+): Promise<number[]> {
+  const result = await sql<{ player_id: string }>`
+    select s.recipient_player_id::text as player_id
+    from payout_profile_change c
+    join payout_profile pp on pp.game_id = c.game_id and pp.player_id = c.player_id and pp.details_change_id = c.id
+    join payout_statement s on s.game_id = c.game_id and s.recipient_player_id = c.player_id
+    where c.game_id = ${p.gameId} and c.entered_by_id = ${p.enteredBy} and c.status = 'applied'
+      and pp.details_version = 1 and pp.method is not null and pp.details_applied_at is not null
+      and s.batch_id = ${p.batchId} and s.state = any(${[...p.states]}) and s.payable_usd > 0
+      ${p.recipientPlayerIds === undefined ? sql`` : sql`and s.recipient_player_id = any(${[...p.recipientPlayerIds]})`}
+      and not coalesce(${lastPaidAt} >= pp.details_applied_at, false)
+    order by s.recipient_player_id
+    limit ${p.limit}`.execute(db);
+  return result.rows.map((r) => Number(r.player_id));
 }

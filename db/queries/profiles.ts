@@ -214,6 +214,20 @@ export async function writeProfileTaxForm(
 
 // --- Flags --------------------------------------------------------------------------------------------------------
 
+/**
+ * When the recipient of statement `s` (profile `pp`) was last paid in another batch (ProfileFlagFacts.lastPaidAt): when
+ * the payment file that paid it was written, or for a payment recorded by hand, when recorded, only if its batch was
+ * approved after the details in force were applied. Null if never.
+ */
+export const lastPaidAt = sql<Date | null>`(select max(coalesce(
+    (select max(pf.created_at) from payment_file_item i join payment_file pf on pf.id = i.file_id
+      where i.game_id = paid.game_id and i.statement_id = paid.id and i.settled),
+    case when (select b.approved_at from payout_batch b where b.id = paid.batch_id) > pp.details_applied_at
+      then paid.closed_at end))
+  from payout_statement paid
+  where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
+    and paid.state = 'paid' and paid.batch_id <> s.batch_id)`;
+
 export type ProfileFlagFacts = {
   playerId: number;
   method: PayoutMethod | null;
@@ -282,14 +296,7 @@ export async function listProfileFlagFacts(
       case when pp.tax_form = 'none' then (select c.id::text from payout_profile_change c
           where c.game_id = s.game_id and c.player_id = s.recipient_player_id and c.kind = 'tax_form'
           order by c.entered_at desc, c.id desc limit 1) end as tax_form_withdrawn_by,
-      (select max(coalesce(
-          (select max(pf.created_at) from payment_file_item i join payment_file pf on pf.id = i.file_id
-            where i.game_id = paid.game_id and i.statement_id = paid.id and i.settled),
-          case when (select b.approved_at from payout_batch b where b.id = paid.batch_id) > pp.details_applied_at
-            then paid.closed_at end))
-        from payout_statement paid
-        where paid.game_id = s.game_id and paid.recipient_player_id = s.recipient_player_id
-          and paid.state = 'paid' and paid.batch_id <> s.batch_id) as last_paid_at,
+      ${lastPaidAt} as last_paid_at,
       (select b.approved_at from payout_batch b where b.id = s.batch_id) as batch_approved_at,
       lr.id::text as last_return_id, lr.at as last_return_at, s.player_email as email,
       f.statement_id::text as refused_statement_id, f.to_address as refused_address,

@@ -1,6 +1,6 @@
 import "server-only";
 import type { ActingAs } from "@/core/actor";
-import type { Db } from "@/db";
+import type { Db, DbOrTrx } from "@/db";
 import { deleteCarriesInto } from "@/db/queries/payout-batches";
 import { getPayoutBatchRow } from "@/db/queries/payout-ledger";
 import { listDeductionsOfBatch, type LockedStatement } from "@/db/queries/payout-statements";
@@ -11,7 +11,8 @@ import { formatCount } from "@/lib/format";
 import { formatUsd, money, sumMoney } from "@/lib/money";
 import { stopsPaymentByHand } from "./flag-info";
 import { type BatchFlags, openFlagsOf, overrideOf } from "./flags";
-import { PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
+import { ownFirstDetailsReason, PREPARER_MAY_NOT_APPROVE, twoPersonRuleBinds } from "./offered-actions";
+import { recipientsOnOwnFirstDetails } from "./own-details";
 import type { PaymentMethod } from "./payment-methods";
 import { readPayoutSettings } from "./settings";
 import { staleDeductionRefusal } from "./build-statements";
@@ -22,10 +23,17 @@ import { refusePaidOnBefore } from "./paid-on";
 type Target = { gameId: string; batchId: string };
 
 /**
- * Refuses, audited as the approval's own refusal is, a person the two-person rule keeps from approving this batch:
- * for a caller that approves its statements first (the command line), so that nothing changes before the refusal.
+ * Refuses, audited as the approval's own refusal is, a person the two-person rule keeps from approving this batch: its
+ * preparer, or, when `paying` names the recipients whose statements the batch would pay once its drafts are settled,
+ * the person who entered first details of one of them that no payment has gone to yet. For a caller that approves its
+ * statements first (the command line), so that nothing changes before the refusal.
  */
-export async function refuseApprovalByPreparer(db: Db, params: Target, as: ActingAs): Promise<void> {
+export async function refuseApprovalUnderTwoPersonRule(
+  db: Db,
+  params: Target,
+  as: ActingAs,
+  paying?: readonly number[],
+): Promise<void> {
   const refused = {
     actor: as.actor,
     via: as.via,
@@ -35,9 +43,26 @@ export async function refuseApprovalByPreparer(db: Db, params: Target, as: Actin
   };
   await auditTwoPersonRefusals(db, refused, async () => {
     const batch = await getPayoutBatchRow(db, params);
-    if (batch && twoPersonRuleBinds((await readPayoutSettings(db)).twoPersonRule, batch.prepared_by_id, as.actor?.id))
+    const rule = (await readPayoutSettings(db)).twoPersonRule;
+    if (batch && twoPersonRuleBinds(rule, batch.prepared_by_id, as.actor?.id))
       throw new TwoPersonRefusal(PREPARER_MAY_NOT_APPROVE);
+    if (batch && paying && paying.length > 0)
+      await refuseOwnFirstDetails(db, params, as, rule, ["draft", "approved"], paying);
   });
+}
+
+/** Under the two-person rule, refuses a person approving a batch that pays first details they entered themselves. */
+async function refuseOwnFirstDetails(
+  db: DbOrTrx,
+  params: Target,
+  as: ActingAs,
+  twoPersonRule: boolean,
+  states: readonly PayoutStatementState[],
+  recipientPlayerIds?: readonly number[],
+): Promise<void> {
+  if (!twoPersonRule || !as.actor) return;
+  const own = await recipientsOnOwnFirstDetails(db, { ...params, actorId: as.actor.id, states, recipientPlayerIds });
+  if (own.length > 0) throw new TwoPersonRefusal(ownFirstDetailsReason(own));
 }
 
 /**
@@ -76,6 +101,8 @@ export async function approvePayoutBatch(
             `${drafts} statement${drafts === 1 ? " is" : "s are"} still in draft: ` +
               "approve or hold every statement first.",
           );
+        // Read under the batch lock: what the approved statements pay is settled.
+        await refuseOwnFirstDetails(trx, params, as, twoPersonRule, ["approved"]);
         const deductions = await listDeductionsOfBatch(trx, { batchId: batch.id, snapshotId: batch.snapshot_id });
         const stale = staleDeductionRefusal(deductions);
         if (stale) throw new AppError("CONFLICT", stale);

@@ -7,6 +7,7 @@ import {
   batchVerdict,
   offeredStatementActions,
   offersForSelection,
+  OWN_FIRST_DETAILS_RELEASE,
   STATEMENT_ACTIONS,
   type StatementFacts,
   statementVerdict,
@@ -295,6 +296,30 @@ describe("batch actions", () => {
       batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [12, 15, 20, 31] }),
     ).toMatchObject({ reason: expect.stringMatching(/^4 approved statements have .*\(recipient 12, 15, 20 …\)/) });
     expect(batchVerdict("approve_batch", context("draft"), { ...counts, approvedFlagged: [] }).kind).toBe("allowed");
+  });
+
+  it("offers no batch approval, under the two-person rule, to whoever entered first payout details it pays", () => {
+    expect(batchVerdict("approve_batch", context("draft"), { ...counts, ownFirstDetails: [12] })).toEqual({
+      kind: "blocked",
+      code: "two_person_rule",
+      reason:
+        "Two-person rule: you entered the first payout details of recipient 12, which no payment has gone to yet, " +
+        "so another finance user approves this batch (or hold that payout).",
+    });
+    expect(
+      batchVerdict("approve_batch", context("draft"), { ...counts, ownFirstDetails: [12, 15, 20, 31] }),
+    ).toMatchObject({ reason: expect.stringMatching(/of recipients 12, 15, 20 …, .*\(or hold those payouts\)\.$/) });
+    const off = context("draft", { twoPersonRule: false });
+    expect(batchVerdict("approve_batch", off, { ...counts, ownFirstDetails: [12] }).kind).toBe("allowed");
+    // Held so that the batch could be approved: once it is, not released by the same person.
+    const held = { state: "held" as const, openFlags: 0, ownFirstDetails: true };
+    expect(statementVerdict("release", context("approved"), held)).toEqual({
+      kind: "blocked",
+      code: "two_person_rule",
+      reason: OWN_FIRST_DETAILS_RELEASE,
+    });
+    expect(statementVerdict("release", context("draft"), held).kind).toBe("allowed");
+    expect(statementVerdict("release", context("approved", { twoPersonRule: false }), held).kind).toBe("allowed");
   });
 
   it("offers no recording of the approved statements paid while a flag stops one's payment, and names it", () => {

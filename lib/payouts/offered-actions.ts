@@ -52,6 +52,11 @@ export type StatementFacts = {
   availableUsd?: string;
   /** Open flags raised since approval that stop a payment recorded by hand (flag-info.ts stopsPaymentByHand). */
   stopsPayment?: readonly string[];
+  /**
+   * The recipient's details in force are first details this person entered, which no payment has gone to yet (read
+   * for held statements of an approved or paid batch under its two-person rule: lib/payouts/own-details.ts).
+   */
+  ownFirstDetails?: boolean;
 };
 
 /** A negative balance (the recipient owes it) is never held back: approved, it carries into the next payout. */
@@ -71,6 +76,26 @@ export function twoPersonRuleBinds(rule: boolean, preparedById: string, actorId:
 
 export const PREPARER_MAY_NOT_APPROVE =
   "Two-person rule: you prepared this batch, so another finance user must approve it.";
+
+/**
+ * Refused to a person approving a batch that pays first payout details they entered themselves, which no payment has
+ * gone to yet: nobody else has seen them (the first details apply at once), so one person could type their own account
+ * as a recipient's and approve its payment. `players`: the recipients, the first few named.
+ */
+export function ownFirstDetailsReason(players: readonly number[]): string {
+  const named = players.slice(0, 3).join(", ") + (players.length > 3 ? " …" : "");
+  const one = players.length === 1;
+  const whose = one ? "recipient" : "recipients";
+  const payouts = one ? "that payout" : "those payouts";
+  return (
+    `Two-person rule: you entered the first payout details of ${whose} ${named}, which no payment has gone to ` +
+    `yet, so another finance user approves this batch (or hold ${payouts}).`
+  );
+}
+
+export const OWN_FIRST_DETAILS_RELEASE =
+  "Two-person rule: you entered this recipient's first payout details, which no payment has gone to yet, so another " +
+  "finance user releases this hold once the batch is approved.";
 
 const preparedIt = (batch: BatchContext): boolean =>
   twoPersonRuleBinds(batch.twoPersonRule, batch.preparedById, batch.actorId);
@@ -127,6 +152,9 @@ export function statementVerdict(action: StatementAction, batch: BatchContext, s
         return twoPersonRule(
           "Two-person rule: you prepared this batch, so someone else releases a hold once it is approved.",
         );
+      // Held so that the batch could be approved without it (ownFirstDetailsReason): released by the same person, the
+      // payment would go to details nobody else has seen.
+      if (batch.twoPersonRule && statement.ownFirstDetails) return twoPersonRule(OWN_FIRST_DETAILS_RELEASE);
       if (statement.openFlags > 0) {
         return {
           kind: "blocked",
@@ -177,6 +205,11 @@ export type BatchCounts = {
    * recorded by hand: "Mark approved paid" records nothing while one stands (lib/payouts/batch-approval.ts).
    */
   approvedBarred?: readonly number[];
+  /**
+   * Recipients whose approved statement pays first payout details this person entered, which no payment has gone to
+   * yet (read under the two-person rule, for a draft batch): they may not approve it (ownFirstDetailsReason).
+   */
+  ownFirstDetails?: readonly number[];
 };
 
 /** Approval while a flag on the window stands open on every statement it would approve: blocked, or null. */
@@ -229,6 +262,8 @@ export function batchVerdict(action: BatchAction, batch: BatchContext, counts: B
     case "approve_batch": {
       if (batch.status !== "draft") return na(`This batch is already ${batch.status}.`);
       if (preparedIt(batch)) return twoPersonRule(PREPARER_MAY_NOT_APPROVE);
+      const own = counts.ownFirstDetails ?? [];
+      if (batch.twoPersonRule && own.length > 0) return twoPersonRule(ownFirstDetailsReason(own));
       const flagged = heldByWindowFlags(counts);
       if (flagged) return flagged;
       if (counts.draft > 0) {

@@ -27,6 +27,7 @@ import { STATE_IN_WORDS } from "./state-words";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { type BatchContext, statementVerdict } from "./offered-actions";
+import { recipientsOnOwnFirstDetails } from "./own-details";
 import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } from "./transition-table";
 
 /**
@@ -143,6 +144,7 @@ function split(
   batch: LockedBatch,
   as: ActingAs,
   flags: BatchFlags | null,
+  ownFirstDetails: ReadonlySet<number>,
 ): { changed: Changed[]; skipped: Skipped[] } {
   const changed: Changed[] = [];
   const skipped: Skipped[] = [];
@@ -163,6 +165,7 @@ function split(
       openFlags: open.length,
       windowFlags: open.filter((f) => f.recipientPlayerId === null).length,
       availableUsd: r.available_usd,
+      ownFirstDetails: ownFirstDetails.has(recipientPlayerId),
     });
     if (verdict.kind === "allowed" && inFrom)
       changed.push({
@@ -186,6 +189,31 @@ function split(
       });
   }
   return { changed, skipped };
+}
+
+/**
+ * The recipients of held statements a release names, in an approved or paid batch under its two-person rule, whose
+ * first payout details this person entered and no payment has gone to yet (statementVerdict refuses their release).
+ */
+async function ownFirstDetailsOf(
+  trx: Trx,
+  rule: TransitionRule,
+  batch: LockedBatch,
+  rows: LockedStatement[],
+  as: ActingAs,
+): Promise<ReadonlySet<number>> {
+  const held = rows.filter((r) => r.state === "held").map((r) => Number(r.recipient_player_id));
+  if (rule.verdict !== "release" || batch.status === "draft" || !batch.two_person_rule || !as.actor || !held.length)
+    return new Set();
+  const own = await recipientsOnOwnFirstDetails(trx, {
+    gameId: batch.game_id,
+    batchId: batch.id,
+    actorId: as.actor.id,
+    states: ["held"],
+    recipientPlayerIds: held,
+    most: held.length,
+  });
+  return new Set(own);
 }
 
 async function writeStatements(
@@ -286,11 +314,12 @@ async function transitionIn(
     // The database's clock, read once the locks are held (with the change counted on the batch): every server
     // stamps approvals, payments and holds on the clock that the details' times (lib/profiles) are compared with.
     const counted = await bumpBatchRevision(trx, batch.id);
+    const own = await ownFirstDetailsOf(trx, rule, batch, statements, as);
     const step: TransitionStep = {
       trx,
       batch,
       statements,
-      ...split(rule, statements, batch, as, flags),
+      ...split(rule, statements, batch, as, flags, own),
       flags,
       ...counted,
     };

@@ -54,6 +54,12 @@ export async function readProfileRules(db: Db, params: { gameId: string }): Prom
   return { requireTaxForm: settings.requireTaxForm, today: formatInstant(Date.now()).slice(0, 10), profilesInUse };
 }
 
+/** Whether no payment has gone to the details in force yet: applied after the last payment, or none was made. */
+export function detailsNotPaidYet(facts: Pick<ProfileFlagFacts, "detailsAppliedAt" | "lastPaidAt">): boolean {
+  const applied = facts.detailsAppliedAt;
+  return applied !== null && (facts.lastPaidAt === null || applied > facts.lastPaidAt);
+}
+
 /**
  * The profile flags of one recipient's payable statement, from its facts. Pure. The cause of
  * `payout_details_changed` is the change that set the details in force, so an override acknowledges that change and
@@ -72,7 +78,7 @@ export function profileFlagsOfFacts(facts: ProfileFlagFacts, rules: ProfileRules
   // after the change: listProfileFlagFacts), or the first details when entered after the batch's approval (approval saw
   // the recipient without them; nobody else has seen them since).
   const applied = facts.detailsAppliedAt;
-  const unpaid = applied !== null && (facts.lastPaidAt === null || applied > facts.lastPaidAt);
+  const unpaid = detailsNotPaidYet(facts);
   const firstAfterApproval =
     facts.detailsVersion === 1 && applied !== null && facts.batchApprovedAt !== null && applied > facts.batchApprovedAt;
   const changed = facts.method !== null && unpaid && (facts.detailsVersion > 1 || firstAfterApproval);

@@ -7,6 +7,7 @@ import { listDisputesOfBatch } from "@/lib/payouts/snapshot-disputes";
 import { getLatestSnapshot, getSnapshot, type SnapshotHeader } from "@/db/queries/snapshots";
 import type { GameSummary } from "@/db/queries/games";
 import { type CurrentUser, requirePageRole } from "@/lib/auth/session";
+import { hasRole } from "@/lib/auth/roles";
 import { resolveSelectedGame } from "@/lib/games/games";
 import {
   type ActiveFlag,
@@ -27,6 +28,7 @@ import { listPaymentReturns } from "@/db/queries/payment-flow";
 import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
 import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
 import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-flag-reads";
+import { recipientsOnOwnFirstDetails } from "@/lib/payouts/own-details";
 import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
 import { type ProfileRules, readProfileRules } from "@/lib/profiles/flags";
 import { parseWindowKey } from "@/lib/payouts/window-key";
@@ -112,11 +114,19 @@ export function batchContextOf(
  * The batch's counts as lib/payouts/offered-actions.ts decides its actions from them, with what only reading flags
  * statement by statement tells, read only where the action would be offered otherwise (finance, the batch in the state
  * it applies to, no window flag open): approved statements flagged since approval, every draft flagged, approved ones
- * whose payment a flag stops.
+ * whose payment a flag stops, and (for someone other than the preparer, under the two-person rule) approved ones paying
+ * first details the viewer entered.
  */
 export async function batchCountsOf(
   db: Db,
-  params: { gameId: string; batch: PayoutBatchSummary | null; counts: BatchTally | null; canAct: boolean },
+  params: {
+    gameId: string;
+    batch: PayoutBatchSummary | null;
+    counts: BatchTally | null;
+    canAct: boolean;
+    /** The person looking, and whether the two-person rule is in force now (what approving a draft is under). */
+    viewer: { actorId: string; twoPersonRule: boolean };
+  },
   review: WindowReview,
   openWindowFlags: number,
 ): Promise<BatchCounts> {
@@ -138,6 +148,10 @@ export async function batchCountsOf(
   return {
     openWindowFlags,
     approvedFlagged: drafting && draft === 0 ? await approvedWithOpenFlags(db, drafting, shared) : [],
+    ownFirstDetails:
+      drafting && draft === 0 && params.viewer.twoPersonRule && batch?.preparedById !== params.viewer.actorId
+        ? await recipientsOnOwnFirstDetails(db, { ...drafting, actorId: params.viewer.actorId, states: ["approved"] })
+        : [],
     draftsAllFlagged: drafting && draft > 0 ? !(await hasUnflaggedDraft(db, drafting, shared)) : false,
     approvedBarred: paying ? await approvedBarredFromPayment(db, paying, shared) : [],
     draft,
@@ -145,6 +159,28 @@ export async function batchCountsOf(
     held: counts?.byState.held.count ?? 0,
     total: counts?.total ?? 0,
   };
+}
+
+/**
+ * Of the held statements' recipients given, those whose hold this person may not release under the batch's two-person
+ * rule (their own first payout details, which no payment has gone to yet: lib/payouts/offered-actions.ts). Read only
+ * for finance, in an approved or paid batch.
+ */
+export async function ownFirstDetailsHeld(
+  db: Db,
+  p: { gameId: string; batch: PayoutBatchSummary | null; context: BatchContext | null; held: readonly number[] },
+): Promise<number[]> {
+  const { batch, context, held } = p;
+  if (!batch || !context?.twoPersonRule || !hasRole(context.role, "finance") || held.length === 0) return [];
+  if (batch.status !== "approved" && batch.status !== "paid") return [];
+  return recipientsOnOwnFirstDetails(db, {
+    gameId: p.gameId,
+    batchId: batch.id,
+    actorId: context.actorId,
+    states: ["held"],
+    recipientPlayerIds: held,
+    most: held.length,
+  });
 }
 
 /**

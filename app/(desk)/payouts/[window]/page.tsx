@@ -26,7 +26,7 @@ import { revokeStatementLinksAction, sendBatchStatementsAction } from "../statem
 import { ClosingSection } from "./closing-section";
 import { ExportLinks } from "./export-links";
 import { windowExportLinks } from "./exports-list";
-import { batchContextOf, batchCountsOf, loadWindowRequest, loadWindowReview } from "./load";
+import { batchContextOf, batchCountsOf, loadWindowRequest, loadWindowReview, ownFirstDetailsHeld } from "./load";
 import { RecipientTable } from "./recipient-table";
 import { NoticeProvider } from "@/app/_components/payouts/result-notice";
 import { BATCH_ACTIONS, STATEMENT_ACTIONS } from "./action-sets";
@@ -144,10 +144,17 @@ export default async function WindowPage({ params, searchParams }: Props) {
   const batchBadge = batch ? BATCH_BADGE[batch.status] : null;
   const openWindowFlags = windowFlags.filter((f) => !overrideOf(f, overrides));
   const batchCounts = {
-    ...(await batchCountsOf(db, { gameId: game.id, batch, counts, canAct }, review, openWindowFlags.length)),
+    ...(await batchCountsOf(
+      db,
+      { gameId: game.id, batch, counts, canAct, viewer: { actorId: user.id, twoPersonRule: settings.twoPersonRule } },
+      review,
+      openWindowFlags.length,
+    )),
     payableApprovedUsd: counts?.byState.approved.payableUsd ?? "0.00",
   };
   const context = batchContextOf(user, batch, settings);
+  const held = table.rows.filter((r) => r.state === "held").map((r) => r.recipientPlayerId);
+  const ownHeld = await ownFirstDetailsHeld(db, { gameId: game.id, batch, context, held });
   const batchOffers = context ? batchVerdicts(context, batchCounts) : null;
   const canOverride = canAct && batch !== null && (batch.status === "draft" || batch.status === "approved");
   const mailable = canAct && batch !== null && (batch.status === "approved" || batch.status === "paid");
@@ -296,6 +303,7 @@ export default async function WindowPage({ params, searchParams }: Props) {
           canAct={canAct}
           context={context}
           openWindowFlags={openWindowFlags.length}
+          ownFirstDetails={ownHeld}
           actions={canAct ? STATEMENT_ACTIONS : null}
           methods={methods}
           today={today}

@@ -38,6 +38,8 @@ export type RecipientTableProps = {
   context: BatchContext | null;
   /** Window flags not overridden: they count against every statement. */
   openWindowFlags: number;
+  /** Held rows' recipients whose hold this person may not release (load.ts ownFirstDetailsHeld). */
+  ownFirstDetails: readonly number[];
   actions: BulkActions | null;
   methods: { value: string; label: string }[];
   today: string;
@@ -183,6 +185,7 @@ export function RecipientTable(props: RecipientTableProps) {
       openFlags: props.openWindowFlags + open.length,
       windowFlags: props.openWindowFlags,
       stopsPayment: open.filter(stopsPaymentByHand).map((f) => (isPayoutFlag(f) ? FLAG_INFO[f].label : f)),
+      ownFirstDetails: props.ownFirstDetails.includes(row.recipientPlayerId),
       availableUsd: money(row.netAttributedUsd)
         .plus(row.carriedInUsd ?? "0")
         .toFixed(2),

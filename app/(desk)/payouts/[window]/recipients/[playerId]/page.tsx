@@ -35,7 +35,7 @@ import { paidStatementLabel } from "../../payment-files-section";
 import { OverrideFlagButton } from "@/app/_components/payouts/override-flag-button";
 import { stateLabel } from "@/app/_components/payouts/flag-badges";
 import { STATEMENT_ACTIONS } from "../../action-sets";
-import { batchContextOf, loadStatement, loadWindowRequest, loadWindowReview } from "../../load";
+import { batchContextOf, loadStatement, loadWindowRequest, loadWindowReview, ownFirstDetailsHeld } from "../../load";
 import { DisputeList } from "./dispute-list";
 import { EvidenceLines } from "./evidence-lines";
 import { ReversalList } from "./reversal-list";
@@ -93,6 +93,8 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
 
   const canAct = hasRole(user.role, "finance");
   const context = batchContextOf(user, batch, settings);
+  const held = statement?.state === "held" ? [playerId] : [];
+  const ownHeld = (await ownFirstDetailsHeld(db, { gameId: game.id, batch, context, held })).length > 0;
   const href = windowHref(window);
   const name = statement?.playerName ?? reported?.playerName ?? null;
   const email = statement?.playerEmail ?? reported?.playerEmail ?? null;
@@ -167,6 +169,7 @@ export default async function RecipientEvidencePage({ params, searchParams }: Pr
                         windowFlags: openFlags.filter((f) => f.recipientPlayerId === null).length,
                         availableUsd: statement.availableUsd,
                         stopsPayment: openFlags.filter((f) => stopsPaymentByHand(f.flag)).map((f) => f.label),
+                        ownFirstDetails: ownHeld,
                       })
                     : []
                 }

@@ -1,0 +1,27 @@
+import "server-only";
+import type { DbOrTrx } from "@/db";
+import { listOwnFirstDetails } from "@/db/queries/profile-changes";
+import type { PayoutStatementState } from "@/db/tables/payouts";
+
+/**
+ * Recipients of the batch, with a statement in one of `states` and something to pay, whose details in force are the
+ * first ones, entered by `actorId`, and no payment has gone to them yet: under the two-person rule that person neither
+ * approves the batch nor, once it is approved, releases such a recipient's hold (lib/payouts/offered-actions.ts). The
+ * first `most` (4 unless given: the refusals name three), by player id, among `recipientPlayerIds` when given. Details
+ * changed later are reviewed by someone else and flagged until paid (`payout_details_changed`); first details entered
+ * after approval are flagged too. Read from that person's first details (an index), so a person who entered none
+ * reads nothing more; one who entered a whole import's reads each recipient's last payment until it finds `most`.
+ */
+export function recipientsOnOwnFirstDetails(
+  db: DbOrTrx,
+  p: {
+    gameId: string;
+    batchId: string;
+    actorId: string;
+    states: readonly PayoutStatementState[];
+    recipientPlayerIds?: readonly number[];
+    most?: number;
+  },
+): Promise<number[]> {
+  return listOwnFirstDetails(db, { ...p, enteredBy: p.actorId, limit: p.most ?? 4 });
+}
