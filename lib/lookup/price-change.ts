@@ -28,3 +28,24 @@ export function unappliedPriceWarning(newPrice: Money, current: Money): string |
     );
   return null;
 }
+
+/**
+ * Why a new price is not sent, as the subscription stands: on a pcstore subscription an increase, which the service
+ * refuses (PCSTORE_REAUTHORIZATION_REQUIRED; a decrease stages), else what refusedPriceChange says. The page says it on
+ * the field; the change refuses it, sending nothing.
+ */
+export function priceChangeRefusal(newPrice: Money, current: Money, fundingRail: string): string | null {
+  if (fundingRail === "pcstore" && newPrice.gt(current))
+    return "cannot be raised on a pcstore subscription: the player re-authorizes in the pcstore (a decrease stages)";
+  return refusedPriceChange(newPrice, current);
+}
+
+/**
+ * Why a price or payment method change is not sent to a subscription set to end at its paid period's end ("retired at
+ * paid_through with no further charge"): the service would take it and never use it. The page offers neither.
+ */
+export const ENDING_CHANGE_REFUSAL =
+  "It ends at the end of its paid period with no further charge: a price or payment method change would never be used.";
+
+/** Why a card is not sent to a pcstore subscription: the service refuses the route (NOT_A_CARD_SUBSCRIPTION). */
+export const PCSTORE_CARD_REFUSAL = "The payment method of a pcstore subscription is managed in the pcstore.";

@@ -5,7 +5,7 @@ import { holdSubscriptionForChange, releaseSubscriptionHold, renewSubscriptionHo
 import { recordAudit, recordAuditAfterTheFact } from "@/lib/audit";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { refusedPriceChange } from "@/lib/lookup/price-change";
+import { ENDING_CHANGE_REFUSAL, PCSTORE_CARD_REFUSAL, priceChangeRefusal } from "@/lib/lookup/price-change";
 import { formatUsd, money } from "@/lib/money";
 import { answeredForAnotherGame } from "@/lib/service/answered-game";
 import { describeServiceFailure, isServiceError } from "@/lib/service/errors";
@@ -14,8 +14,9 @@ import type {
   CancelSubscriptionResponse,
   ChangeAmountResponse,
   ChangePaymentMethodResponse,
+  Subscription,
 } from "@/lib/service/schemas";
-import { type SeenSubscriptionFields, SUBSCRIPTION_CHANGED, subscriptionSeen } from "@/lib/lookup/subscription-seen";
+import { SUBSCRIPTION_CHANGED, subscriptionSeen } from "@/lib/lookup/subscription-seen";
 import { describeChangeFailure } from "./messages";
 import type { Actor, Via } from "@/core/actor";
 
@@ -97,7 +98,7 @@ type ChangeEntry = {
   /** What the page showed of the subscription (subscriptionSeen): refused before the call when it moved since. */
   seen?: string;
   /** Why the service would refuse this change, or it would change nothing, as the subscription stands: not sent. */
-  refuse?: (subscription: SeenSubscriptionFields) => string | null;
+  refuse?: (subscription: Subscription) => string | null;
 };
 /** Who asks for a change, and through what (a person on the pages). */
 export type ChangeActing = { actor: Actor; via: Via };
@@ -245,7 +246,8 @@ export async function changeSubscriptionAmount(
       seen: input.seen,
       request: { amount_usd: amountUsd },
       refuse: (subscription) => {
-        const refused = refusedPriceChange(money(amountUsd), money(subscription.amount_usd));
+        if (subscription.cancel_at_period_end) return ENDING_CHANGE_REFUSAL;
+        const refused = priceChangeRefusal(money(amountUsd), money(subscription.amount_usd), subscription.funding_rail);
         return refused ? `The price ${refused}.` : null;
       },
     },
@@ -288,6 +290,8 @@ export async function changeSubscriptionPaymentMethod(
       request,
       // "On a wallet_only subscription, wallet_only false must be passed to convert": a card alone is refused.
       refuse: (subscription) => {
+        if (subscription.cancel_at_period_end) return ENDING_CHANGE_REFUSAL;
+        if (subscription.funding_rail === "pcstore") return PCSTORE_CARD_REFUSAL;
         if (subscription.wallet_only && input.playerCardId !== null && input.walletOnly === null)
           return "It is wallet only: to pay by this card, choose to leave wallet only.";
         // Made wallet only again, it would change nothing while saying it did.

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { saveGame } from "@/lib/games/games";
 import { formatUsd } from "@/lib/money";
 import { holdSubscriptionForChange, releaseSubscriptionHold, renewSubscriptionHold } from "@/db/queries/refund-leases";
+import { ENDING_CHANGE_REFUSAL, PCSTORE_CARD_REFUSAL } from "@/lib/lookup/price-change";
 import { cancelSubscription } from "@/lib/refunds/changes";
 import { actAs } from "../support/next-request";
 import {
@@ -122,6 +123,48 @@ describe("price and payment method (finance)", () => {
       ]);
     },
   );
+
+  it("[finance] a price or card for a subscription set to end, or refused by the pcstore, is not sent", async () => {
+    actAs(c.sessions.finance);
+    const finance = { actor: { id: "u1", email: "f@x.test" }, via: "web" as const };
+    const ending = SUBS.cancelEnd;
+    await cancelSubscription(
+      c.t.db,
+      { gameId: GAME_ID, subscriptionId: ending, atPeriodEnd: true, reason: null, seen: await seen(ending) },
+      finance,
+    );
+    const before = (await auditOf(ending)).length;
+    const refusedEnding = { ok: false, code: "CONFLICT", message: `${ENDING_CHANGE_REFUSAL} Nothing was sent.` };
+    // The page offers neither (subscription-actions.tsx); a form posted all the same is refused as it would be.
+    expect(
+      await changeAmountAction(form({ subscriptionId: ending, seen: await seen(ending), amountUsd: "12.00" })),
+    ).toMatchObject(refusedEnding);
+    expect(
+      await changePaymentMethodAction(
+        form({ subscriptionId: ending, seen: await seen(ending), cardId: "12", walletOnly: "keep" }),
+      ),
+    ).toMatchObject(refusedEnding);
+    expect(await auditOf(ending)).toHaveLength(before);
+    expect(subscription(ending).pendingAmountUsd).toBeNull();
+
+    const pcstore = SUBS.pcstore;
+    const raised = subscription(pcstore).amountUsd.plus(1).toFixed(2);
+    expect(
+      await changeAmountAction(form({ subscriptionId: pcstore, seen: await seen(pcstore), amountUsd: raised })),
+    ).toMatchObject({
+      ok: false,
+      code: "CONFLICT",
+      message:
+        "The price cannot be raised on a pcstore subscription: the player re-authorizes in the pcstore (a decrease " +
+        "stages). Nothing was sent.",
+    });
+    expect(
+      await changePaymentMethodAction(
+        form({ subscriptionId: pcstore, seen: await seen(pcstore), cardId: "12", walletOnly: "keep" }),
+      ),
+    ).toMatchObject({ ok: false, code: "CONFLICT", message: `${PCSTORE_CARD_REFUSAL} Nothing was sent.` });
+    expect(await auditOf(pcstore)).toEqual([]);
+  });
 
   it("names the field when nothing is chosen, or a choice the service refuses", async () => {
     actAs(c.sessions.finance);

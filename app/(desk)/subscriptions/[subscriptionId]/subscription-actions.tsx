@@ -12,7 +12,12 @@ import { ConfirmDialog, type ConfirmResult } from "@/app/_components/ui/confirm-
 import type { ActionResult } from "@/lib/actions";
 import { formatUsdText, formatUtcDateTime } from "@/lib/format";
 import { describeCancelOutcome } from "@/lib/lookup/cancel-outcome";
-import { refusedPriceChange, unappliedPriceWarning } from "@/lib/lookup/price-change";
+import {
+  ENDING_CHANGE_REFUSAL,
+  PCSTORE_CARD_REFUSAL,
+  priceChangeRefusal,
+  unappliedPriceWarning,
+} from "@/lib/lookup/price-change";
 import { type Money, money, usdInputSchema } from "@/lib/money";
 import { CardDialog } from "./card-dialog";
 import { type CardOption, changeDialogProps, type SubscriptionSummary } from "./subscription-summary";
@@ -93,14 +98,9 @@ export function SubscriptionActions({
         ) : null}
       </div>
       {canChange && ending ? (
-        <p className="text-sm text-ink-muted">
-          It ends at the end of its paid period with no further charge: a price or payment method change would never be
-          used.
-        </p>
+        <p className="text-sm text-ink-muted">{ENDING_CHANGE_REFUSAL}</p>
       ) : canChange && subscription.fundingRail === "pcstore" ? (
-        <p className="text-sm text-ink-muted">
-          The payment method of a pcstore subscription is managed in the pcstore.
-        </p>
+        <p className="text-sm text-ink-muted">{PCSTORE_CARD_REFUSAL}</p>
       ) : canChange && noCardToAttach ? (
         <p className="text-sm text-ink-muted">
           {cards === null
@@ -270,10 +270,7 @@ function typedPrice(text: string) {
  * field, not sent. Null for a price it takes.
  */
 function priceRefusal(value: Money, subscription: SubscriptionSummary): string | null {
-  const current = money(subscription.amountUsd);
-  if (subscription.fundingRail === "pcstore" && value.gt(current))
-    return "cannot be raised on a pcstore subscription: the player re-authorizes in the pcstore (a decrease stages)";
-  return refusedPriceChange(value, current);
+  return priceChangeRefusal(value, money(subscription.amountUsd), subscription.fundingRail);
 }
 
 function PriceFields({ subscription, refusal }: { subscription: SubscriptionSummary; refusal?: string }) {
