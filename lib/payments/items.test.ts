@@ -44,14 +44,31 @@ describe("a SEPA file's recipients", () => {
       ok: false,
       reason: "account holder has no letters of the SEPA character set: save the payout details again on the profile",
     });
+    // Letters the transfer would leave out, or a name it would cut at 70 characters ("ß" is written "ss").
+    const mixed = bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE");
+    if (mixed.details.method === "bank_transfer") mixed.details.accountHolder = "Ivan Петров";
+    expect(itemFor(candidate, mixed, sepaFile)).toEqual({
+      ok: false,
+      reason:
+        "account holder has letters of another alphabet, which a euro transfer would leave out: save the payout " +
+        "details again on the profile",
+    });
+    const long = bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE");
+    if (long.details.method === "bank_transfer") long.details.accountHolder = `Gro${"ß".repeat(34)} GmbH`;
+    expect(itemFor(candidate, long, sepaFile)).toEqual({
+      ok: false,
+      reason:
+        "account holder is over 70 characters as a euro transfer writes it, which would cut it: save the payout " +
+        "details again on the profile",
+    });
     // A mailbox longer than PayPal's file holds (127 characters).
-    const long: PayoutInstruction = {
+    const longMailbox: PayoutInstruction = {
       playerId: 42,
       method: "paypal",
       currency: "USD",
       details: { method: "paypal", paypalEmail: `${"k".repeat(60)}@${"e".repeat(70)}.com` },
     };
-    const made = itemFor(candidate, long, { method: "paypal", eurRate: null, note: "" });
+    const made = itemFor(candidate, longMailbox, { method: "paypal", eurRate: null, note: "" });
     expect(made).toEqual({
       ok: false,
       reason: "the stored email is not accepted in a payment file: save the payout details again on the profile",

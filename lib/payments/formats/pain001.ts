@@ -4,7 +4,7 @@ import { XMLBuilder } from "fast-xml-parser";
 import { z } from "zod";
 import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
-import { sepaText } from "./sepa-text";
+import { sepaLosesLetters, sepaText } from "./sepa-text";
 import {
   byCurrency,
   type PayableItem,
@@ -93,6 +93,11 @@ export function creditTransferProblem(item: PayableItem): string | null {
   if (m.bic !== null && !isValidBIC(m.bic)) return "BIC is not valid";
   if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
     return "account holder has no letters of the SEPA character set";
+  // What entering the details refuses (lib/profiles/schemas.ts), for details saved before: never cut or lost unseen.
+  if (item.currency === "EUR" && sepaLosesLetters(m.holder))
+    return "account holder has letters of another alphabet, which a euro transfer would leave out";
+  if (item.currency === "EUR" && sepaText(m.holder, 1000).length > 70)
+    return "account holder is over 70 characters as a euro transfer writes it, which would cut it";
   if (item.currency === "EUR" && new Money(payoutAmount(item)).gt(SEPA_MAX_AMOUNT))
     return `over SEPA's largest transfer, EUR ${SEPA_MAX_AMOUNT}`;
   return null;

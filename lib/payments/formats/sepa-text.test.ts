@@ -1,12 +1,26 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isSepaText, sepaText } from "./sepa-text";
+import { isSepaText, sepaLosesLetters, sepaText } from "./sepa-text";
 
 describe("sepaText", () => {
   it("writes names in the SEPA character set, spelling out what it can", () => {
     expect(sepaText("Zoë Müller & Søn", 70)).toBe("Zoe Muller + Son");
     expect(sepaText("Acme Ltd", 70)).toBe("Acme Ltd");
     expect(sepaText("a//b", 70)).toBe("a/b");
+    // Latin letters and marks without a decomposition: spelled, never dropped as another alphabet's.
+    const spelled = ["GROẞMANN", "Oʼ Brien", "Hawaiʻi", "Ilʹich", "Mª José", "Nº 5 SL", "Ĳsselmeer", "ĳs"];
+    expect(spelled.map((name) => sepaText(name, 70))).toEqual([
+      "GROSSMANN",
+      "O' Brien",
+      "Hawai'i",
+      "Il'ich",
+      "Ma Jose",
+      "No 5 SL",
+      "IJsselmeer",
+      "ijs",
+    ]);
+    expect(spelled.filter(sepaLosesLetters)).toEqual([]);
+    expect(["Иван Петров", "Ivan Петров", "李雷"].map(sepaLosesLetters)).toEqual([true, true, true]);
   });
 
   it("never starts or ends a text with a slash, whatever stood around it", () => {

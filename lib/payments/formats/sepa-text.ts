@@ -3,9 +3,9 @@
  * SEPA bank must accept): a-z A-Z 0-9 / - ? : ( ) . , ' + and space. Text outside it is transliterated, not
  * rejected, so a name like "Zoë Łukasz-Øster" reaches the bank as "Zoe Lukasz-Oster":
  *
- * 1. the Latin letters that do not decompose are spelled out (ß → ss, æ → ae, ø → o, œ → oe, ł → l, đ and ð → d,
- *    þ → th, ı → i, ħ → h, ŧ → t, ŋ → n, ĸ → k, ſ → s);
- *    & becomes +, _ becomes -, typographic quotes become ';
+ * 1. the Latin letters that do not decompose are spelled out (ß and ẞ → ss, æ → ae, ø → o, œ → oe, ł → l, đ and ð →
+ *    d, þ → th, ı → i, ħ → h, ŧ → t, ŋ → n, ĸ → k, ſ → s, ĳ → ij, the ordinal ª → a and º → o);
+ *    & becomes +, _ becomes -, typographic quotes and the letter-like apostrophes (ʼ ʻ ʹ) become ';
  * 2. accented letters lose their accents (Unicode NFD, combining marks removed);
  * 3. anything still outside the set becomes a space; runs of spaces collapse; the EPC rule that a text neither
  *    starts nor ends with "/" nor contains "//" is applied; the result is cut to the field's length.
@@ -15,6 +15,14 @@
  */
 const SPELLED: Record<string, string> = {
   ß: "ss",
+  ẞ: "SS",
+  Ĳ: "IJ",
+  ĳ: "ij",
+  ª: "a",
+  º: "o",
+  "\u02BC": "'",
+  "\u02BB": "'",
+  "\u02B9": "'",
   Æ: "AE",
   æ: "ae",
   Ø: "O",
