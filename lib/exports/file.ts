@@ -8,7 +8,9 @@ import type { Db } from "@/db";
 import { AppError, isAppError } from "@/lib/errors";
 import { countOf } from "@/lib/format";
 import { whenStopped } from "@/lib/stop-signal";
-import { type ExportRequest, type ExportSummary, startExport } from "./run";
+import { EXPORTS } from "./kinds";
+import { startOneSnapshotReading } from "./reading";
+import { type ExportRequest, type ExportRun, type ExportSummary, startExport } from "./run";
 
 /**
  * Files to remove should the process be stopped (Ctrl-C, SIGTERM) before its export completes: the temporary file
@@ -118,8 +120,9 @@ export async function writeExportFile(
   request: ExportRequest,
   outPath: string,
   options: { onProgress?: (rows: number) => void; progressEveryMs?: number } = {},
+  run?: ExportRun,
 ): Promise<ExportSummary & { path: string }> {
-  const written = await writeChunksToFile(outPath, () => startExport(db, request), options);
+  const written = await writeChunksToFile(outPath, () => startExport(db, request, run), options);
   const summary = written.started.summary();
   if (!summary) throw new Error("export ended without a summary");
   return { ...summary, path: written.path };
@@ -137,8 +140,9 @@ export type WrittenPart = ExportSummary & { path: string };
 
 /**
  * An export written as files: the first part under the name given and any further part beside it
- * ("journal.part-2.csv"), each audited as its own download and each asked under the first part's split. Parts are
- * imported together, so a set cut short (the postings changed between two parts, a failure) is removed rather than
+ * ("journal.part-2.csv"), each audited as its own download and each asked under the first part's split. A file in
+ * parts is read in one run (PartsRun): every part from one snapshot of the database, in one pass over the batch's
+ * postings. Parts are imported together, so a set cut short (a failure, the process stopped) is removed rather than
  * left to be imported as if it were whole. An earlier export's further parts under the same name go as soon as the
  * first part replaces theirs: that set is no longer whole, and left beside a set cut short they would be imported as
  * if they were.
@@ -157,9 +161,18 @@ export async function writeExportParts(
   const written: WrittenPart[] = [];
   let parts = 1;
   let split: string | undefined;
+  const definition = EXPORTS[request.kind];
+  const reading = definition.parts && definition.oneSnapshot ? await startOneSnapshotReading(db) : null;
+  const run: ExportRun | undefined = reading ? { reading: reading.reading, split: null, state: new Map() } : undefined;
+  let readingOpen = reading !== null;
+  const endReading = async (how: "commit" | "rollback") => {
+    if (!reading || !readingOpen) return;
+    readingOpen = false;
+    await reading.end(how);
+  };
   try {
     for (let part = 1; part <= parts; part++) {
-      const file = await writeExportFile(db, { ...request, part, split }, partPath(outPath, part), options);
+      const file = await writeExportFile(db, { ...request, part, split }, partPath(outPath, part), options, run);
       written.push(file);
       parts = file.parts;
       split = file.split ?? undefined;
@@ -171,6 +184,7 @@ export async function writeExportParts(
     }
     for (const file of written) removeOnInterrupt.delete(file.path);
   } catch (error) {
+    await endReading("rollback").catch(() => {});
     for (const file of written) removeOnInterrupt.delete(file.path);
     await Promise.all(written.map((f) => rm(f.path, { force: true })));
     if (isAppError(error) && error.field === "split")
@@ -185,6 +199,8 @@ export async function writeExportParts(
       );
     throw error;
   }
+  // The set is written whole: a reading that only read cannot fail it now (a connection lost as it ends loses nothing).
+  await endReading("rollback").catch(() => {});
   return written;
 }
 

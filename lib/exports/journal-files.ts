@@ -43,10 +43,22 @@ export async function journalContext(
   target: ResolvedTarget,
   options: { taxRate: boolean },
 ): Promise<JournalContext> {
-  if (!target.batchId) throw new Error("a journal file needs a payout batch");
-  const accounts = await checkJournalAccounts(db, target, options);
-  const names = await batchRecipientNames(db, { gameId: target.gameId, batchId: target.batchId });
-  return { gameId: target.gameId, accounts, names };
+  const { batchId, run } = target;
+  if (!batchId) throw new Error("a journal file needs a payout batch");
+  const read = async (): Promise<JournalContext> => {
+    const accounts = await checkJournalAccounts(db, target, options);
+    const names = await batchRecipientNames(db, { gameId: target.gameId, batchId });
+    return { gameId: target.gameId, accounts, names };
+  };
+  if (!run) return read();
+  // Every part of a run is written with the same names and accounts, read once from the run's one reading.
+  const key = `journal-context:${options.taxRate}`;
+  let context = run.state.get(key) as Promise<JournalContext> | undefined;
+  if (!context) {
+    context = read();
+    run.state.set(key, context);
+  }
+  return context;
 }
 
 /** The batch's postings, each a journal of its own, in ledger order (recipient, then accrual, reversal, payment). */
@@ -173,13 +185,65 @@ export async function batchPostingsSplit(
   return splitJournals(batchPostings(db, target), linesOfPosting, journalNumber, maxLines, `${accounts}${writtenWith}`);
 }
 
-/** The batch's postings in part `part` of its files of at most `maxLines` lines. */
+/**
+ * The batch's postings in part `part` of its files of at most `maxLines` lines: read from the start on their own, or in
+ * a run, from where the run's part before stopped.
+ */
 export function batchPostingsOfPart(
   db: Db,
-  target: Pick<ResolvedTarget, "gameId" | "batchId" | "part">,
+  target: Pick<ResolvedTarget, "gameId" | "batchId" | "part" | "run">,
   maxLines: number,
 ): AsyncGenerator<Posting> {
-  return journalsOfPart(batchPostings(db, target), linesOfPosting, maxLines, target.part);
+  const { run } = target;
+  if (!run) return journalsOfPart(batchPostings(db, target), linesOfPosting, maxLines, target.part);
+  let parts = run.state.get("postings") as PartsInTurn<Posting> | undefined;
+  if (!parts) {
+    parts = new PartsInTurn(batchPostings(db, target), linesOfPosting, maxLines);
+    run.state.set("postings", parts);
+  }
+  return parts.part(target.part);
+}
+
+/**
+ * The parts `journalsOfPart` splits journals into, asked one after another (1, 2, 3 ...) from one pass over them: a
+ * journal that would cross the limit is kept for the next part. Split as journalsOfPart and splitJournals split.
+ */
+export class PartsInTurn<T> {
+  private readonly source: AsyncIterator<T>;
+  private next = 1;
+  private carried: { journal: T } | null = null;
+
+  constructor(
+    journals: AsyncIterable<T>,
+    private readonly linesOf: (journal: T) => number,
+    private readonly maxLines: number,
+  ) {
+    this.source = journals[Symbol.asyncIterator]();
+  }
+
+  async *part(part: number): AsyncGenerator<T> {
+    if (part !== this.next) throw new Error(`part ${part} asked for where part ${this.next} comes next`);
+    this.next++;
+    let used = 0;
+    const carried = this.carried;
+    this.carried = null;
+    if (carried) {
+      used = this.linesOf(carried.journal);
+      yield carried.journal;
+    }
+    for (;;) {
+      const step = await this.source.next();
+      if (step.done) return;
+      const lines = this.linesOf(step.value);
+      if (lines > this.maxLines) throw new Error(`a journal of ${lines} lines does not fit a file of ${this.maxLines}`);
+      if (used + lines > this.maxLines) {
+        this.carried = { journal: step.value };
+        return;
+      }
+      used += lines;
+      yield step.value;
+    }
+  }
 }
 
 const linesOfPosting = (posting: Posting) => posting.lines.length;

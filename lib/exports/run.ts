@@ -14,7 +14,7 @@ import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
 import { startOneSnapshotReading } from "./reading";
 import { EXPORTS } from "./kinds";
-import type { ExportKind, ResolvedTarget } from "./types";
+import type { ExportKind, PartsRun, ResolvedTarget } from "./types";
 import { UUID } from "@/core/uuid";
 
 export type ExportActor = { id: string; email: string } | null;
@@ -69,8 +69,11 @@ export const exportIdSchema = z
   .toLowerCase()
   .regex(UUID, { message: "must be an id such as 0f8c3a52-5b1e-4c7e-9a57-2f4f1a8d6c11", abort: true });
 
+/** The parts of a file written in one run, on one reading (see PartsRun). */
+export type ExportRun = PartsRun & { reading: ControlledTransaction<Database> };
+
 /** What an export would read, or the AppError it is refused with; nothing is audited. */
-export async function resolveTarget(db: Db, request: ExportRequest): Promise<ResolvedTarget> {
+export async function resolveTarget(db: Db, request: ExportRequest, run?: PartsRun): Promise<ResolvedTarget> {
   const definition = EXPORTS[request.kind];
   let snapshotId = request.snapshotId ?? null;
   let batchId: string | null = null;
@@ -139,9 +142,11 @@ export async function resolveTarget(db: Db, request: ExportRequest): Promise<Res
   // A format's own refusals (an account not mapped) come before anything is audited or read.
   await definition.check?.(db, target);
   if (definition.parts) {
-    const { parts, split } = await definition.parts(db, target);
+    const { parts, split } = run?.split ?? (await definition.parts(db, target));
+    if (run) run.split = { parts, split };
     target.parts = parts;
     target.split = split;
+    target.run = run;
     const part = request.part ?? 1;
     if (request.split !== undefined && request.split !== split)
       throw new AppError(
@@ -198,8 +203,10 @@ export function exportFilename(kind: ExportKind, target: ResolvedTarget): string
  * stream of chunks that records the outcome (succeeded with the row count, size and SHA-256 of the file; failed;
  * or aborted when the reader stopped early) when it ends. Nothing is read until the chunks are.
  */
-export async function startExport(db: Db, request: ExportRequest): Promise<StartedExport> {
+export async function startExport(db: Db, request: ExportRequest, run?: ExportRun): Promise<StartedExport> {
   if (!EXPORTS[request.kind].oneSnapshot) return startExportReading(db, null, request, async () => {});
+  // A part of a run is read on the run's reading, which the run ends once every part is written.
+  if (run) return startExportReading(db, run.reading, request, async () => {}, run);
   // A payout file or a journal is read, its split check (a file in parts) and its rows alike, from one snapshot of
   // the database: a payment or a return recorded meanwhile can neither move a journal between the check and the rows
   // nor be read half (the statement still paid, its return already there: the payment posted twice).
@@ -217,10 +224,11 @@ async function startExportReading(
   reading: ControlledTransaction<Database> | null,
   request: ExportRequest,
   finishReading: () => Promise<unknown>,
+  run?: PartsRun,
 ): Promise<StartedExport> {
   const definition = EXPORTS[request.kind];
   const reader = reading ?? db;
-  const target = await resolveTarget(reader, request);
+  const target = await resolveTarget(reader, request, run);
   const exportId = randomUUID();
   const filename = exportFilename(request.kind, target);
   const about = {

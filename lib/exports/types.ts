@@ -18,6 +18,19 @@ export type ResolvedTarget = {
   parts: number;
   /** The digest of how the parts are split (journal-files.ts splitJournals); null for a file in one part. */
   split: string | null;
+  /** Every part written in one run (the command line): see PartsRun. */
+  run?: PartsRun;
+};
+
+/**
+ * The parts of a file written one after another in one run (`desk export`): read from one snapshot of the database, the
+ * split read once, each part's journals read on from where the part before it stopped and what every part is written
+ * with (the recipients' names) read once, where each part asked on its own reads the batch's postings from the start.
+ * `state`: what a kind keeps between parts (journal-files.ts).
+ */
+export type PartsRun = {
+  split: { parts: number; split: string } | null;
+  state: Map<string, unknown>;
 };
 
 export type ExportKindDefinition = {

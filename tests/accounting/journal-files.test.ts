@@ -5,7 +5,7 @@ import Decimal from "decimal.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapAccount, readAccountMap } from "@/lib/accounting/accounts";
 import { isAppError } from "@/lib/errors";
-import { journalsOfPart } from "@/lib/exports/journal-files";
+import { journalsOfPart, PartsInTurn, splitJournals } from "@/lib/exports/journal-files";
 import { startExport } from "@/lib/exports/run";
 import type { ExportKind } from "@/lib/exports/types";
 import { readCsv } from "../support/csv";
@@ -340,5 +340,43 @@ describe("splitting at whole journals", () => {
     }
     expect(parts.map((p) => p.length * 7)).toEqual([294, 294, 112]);
     expect(parts.flat()).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+
+  it("splits the same when the parts are read in turn from one pass (desk export) as each alone", async () => {
+    // Journals of 1 to 9 lines (the ledger's are 2 to 4) into parts of at most 12: many boundaries, some exact fits.
+    const sizes = Array.from({ length: 200 }, (_, i) => 1 + ((i * 7 + (i >> 3)) % 9));
+    let read = 0;
+    async function* journals() {
+      for (const [id, lines] of sizes.entries()) {
+        read++;
+        yield { id, lines };
+      }
+    }
+    const { parts } = await splitJournals(
+      journals(),
+      (x) => x.lines,
+      (x) => String(x.id),
+      12,
+      "",
+    );
+    const alone: number[][] = [];
+    for (let part = 1; part <= parts; part++) {
+      const ids: number[] = [];
+      for await (const j of journalsOfPart(journals(), (x) => x.lines, 12, part)) ids.push(j.id);
+      alone.push(ids);
+    }
+    read = 0;
+    const inTurn = new PartsInTurn(journals(), (x) => x.lines, 12);
+    const together: number[][] = [];
+    for (let part = 1; part <= parts; part++) {
+      const ids: number[] = [];
+      for await (const j of inTurn.part(part)) ids.push(j.id);
+      together.push(ids);
+    }
+    expect(parts).toBeGreaterThan(50);
+    expect(together).toEqual(alone);
+    expect(read).toBe(sizes.length);
+    // A part asked for out of turn is a mistake of the caller's, not a file with journals missing.
+    await expect(inTurn.part(parts + 2).next()).rejects.toThrow(/part \d+ asked for where part \d+ comes next/);
   });
 });
