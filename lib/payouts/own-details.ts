@@ -25,3 +25,30 @@ export function recipientsOnOwnFirstDetails(
 ): Promise<number[]> {
   return listOwnFirstDetails(db, { ...p, enteredBy: p.actorId, limit: p.most ?? 4 });
 }
+
+/**
+ * Of the held statements' recipients `held`, those whose hold `actorId` may not release under the batch's two-person
+ * rule (statementVerdict, `ownFirstDetails`): read only for an approved or paid batch under that rule, whose preparer
+ * releases no hold under it anyway, so not for them.
+ */
+export async function heldOnOwnFirstDetails(
+  db: DbOrTrx,
+  p: {
+    gameId: string;
+    batch: { id: string; status: string; twoPersonRule: boolean; preparedById: string };
+    actorId: string | undefined;
+    held: readonly number[];
+  },
+): Promise<number[]> {
+  const { batch, actorId, held } = p;
+  if (!actorId || !batch.twoPersonRule || batch.preparedById === actorId || held.length === 0) return [];
+  if (batch.status !== "approved" && batch.status !== "paid") return [];
+  return recipientsOnOwnFirstDetails(db, {
+    gameId: p.gameId,
+    batchId: batch.id,
+    actorId,
+    states: ["held"],
+    recipientPlayerIds: held,
+    most: held.length,
+  });
+}

@@ -27,7 +27,7 @@ import { STATE_IN_WORDS } from "./state-words";
 import { AppError, TwoPersonRefusal } from "@/lib/errors";
 import { type ActiveFlag, type BatchFlags, openFlagsOf, readBatchFlags } from "./flags";
 import { type BatchContext, statementVerdict } from "./offered-actions";
-import { recipientsOnOwnFirstDetails } from "./own-details";
+import { heldOnOwnFirstDetails } from "./own-details";
 import { CLOSED_STATES, type TransitionName, type TransitionRule, TRANSITIONS } from "./transition-table";
 
 /**
@@ -202,18 +202,17 @@ async function ownFirstDetailsOf(
   rows: LockedStatement[],
   as: ActingAs,
 ): Promise<ReadonlySet<number>> {
+  if (rule.verdict !== "release") return new Set();
   const held = rows.filter((r) => r.state === "held").map((r) => Number(r.recipient_player_id));
-  if (rule.verdict !== "release" || batch.status === "draft" || !batch.two_person_rule || !as.actor || !held.length)
-    return new Set();
-  const own = await recipientsOnOwnFirstDetails(trx, {
-    gameId: batch.game_id,
-    batchId: batch.id,
-    actorId: as.actor.id,
-    states: ["held"],
-    recipientPlayerIds: held,
-    most: held.length,
-  });
-  return new Set(own);
+  const facts = {
+    id: batch.id,
+    status: batch.status,
+    twoPersonRule: batch.two_person_rule,
+    preparedById: batch.prepared_by_id,
+  };
+  return new Set(
+    await heldOnOwnFirstDetails(trx, { gameId: batch.game_id, batch: facts, actorId: as.actor?.id, held }),
+  );
 }
 
 async function writeStatements(

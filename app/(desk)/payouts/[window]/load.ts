@@ -28,7 +28,7 @@ import { listPaymentReturns } from "@/db/queries/payment-flow";
 import type { BatchContext, BatchCounts } from "@/lib/payouts/offered-actions";
 import type { BatchCounts as BatchTally } from "@/db/queries/payouts";
 import { approvedBarredFromPayment, approvedWithOpenFlags, hasUnflaggedDraft } from "@/lib/payouts/batch-flag-reads";
-import { recipientsOnOwnFirstDetails } from "@/lib/payouts/own-details";
+import { heldOnOwnFirstDetails, recipientsOnOwnFirstDetails } from "@/lib/payouts/own-details";
 import { type PayoutSettings, readPayoutSettings } from "@/lib/payouts/settings";
 import { type ProfileRules, readProfileRules } from "@/lib/profiles/flags";
 import { parseWindowKey } from "@/lib/payouts/window-key";
@@ -170,17 +170,10 @@ export async function ownFirstDetailsHeld(
   db: Db,
   p: { gameId: string; batch: PayoutBatchSummary | null; context: BatchContext | null; held: readonly number[] },
 ): Promise<number[]> {
-  const { batch, context, held } = p;
-  if (!batch || !context?.twoPersonRule || !hasRole(context.role, "finance") || held.length === 0) return [];
-  if (batch.status !== "approved" && batch.status !== "paid") return [];
-  return recipientsOnOwnFirstDetails(db, {
-    gameId: p.gameId,
-    batchId: batch.id,
-    actorId: context.actorId,
-    states: ["held"],
-    recipientPlayerIds: held,
-    most: held.length,
-  });
+  const { batch, context } = p;
+  if (!batch || !context || !hasRole(context.role, "finance")) return [];
+  const facts = { ...batch, twoPersonRule: context.twoPersonRule };
+  return heldOnOwnFirstDetails(db, { gameId: p.gameId, batch: facts, actorId: context.actorId, held: p.held });
 }
 
 /**
