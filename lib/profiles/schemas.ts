@@ -1,7 +1,7 @@
 import { electronicFormatIBAN, getCountrySpecifications, isQRIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import { z } from "zod";
 import { parseInstant } from "@/core/time";
-import { sepaLosesLetters, sepaText } from "@/lib/payments/formats/sepa-text";
+import { sepaHolderProblem } from "@/lib/payments/formats/sepa-text";
 import { outsideSepaArea } from "@/lib/payments/sepa-area";
 
 /** A tax form as the pages and the import's report say it: "W-8BEN, received 2026-03-01, expires 2029-12-31". */
@@ -169,17 +169,18 @@ function checkPayableDetails(v: Record<string, unknown>, ctx: z.RefinementCtx): 
   if (v.method !== "bank_transfer" || v.currency !== "EUR" || typeof holder !== "string") return;
   if (refused.has("accountHolder")) return;
   // A SEPA transfer carries the name in the basic Latin set, at most 70 characters: said here, never cut unseen.
-  const message =
-    sepaText(holder, 70) === ""
-      ? "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)"
-      : sepaLosesLetters(holder)
-        ? "has letters of another alphabet, which a euro transfer cannot carry: write the whole name as the bank has " +
-          "it in Latin letters"
-        : sepaText(holder, 1000).length > 70
-          ? "must be at most 70 characters as a euro transfer writes it (the bank's short form of the name)"
-          : null;
-  if (message) ctx.addIssue({ code: "custom", path: ["accountHolder"], message });
+  const problem = sepaHolderProblem(holder);
+  if (problem) ctx.addIssue({ code: "custom", path: ["accountHolder"], message: HOLDER_REFUSALS[problem] });
 }
+
+/** What entering a euro account's holder says of a name a transfer cannot carry whole (sepaHolderProblem). */
+const HOLDER_REFUSALS: Record<NonNullable<ReturnType<typeof sepaHolderProblem>>, string> = {
+  no_letters: "must hold Latin letters or digits for a euro transfer (write the name as the bank has it in Latin)",
+  other_alphabet:
+    "has letters of another alphabet, which a euro transfer cannot carry: write the whole name as the bank has it in " +
+    "Latin letters",
+  too_long: "must be at most 70 characters as a euro transfer writes it (the bank's short form of the name)",
+};
 
 /**
  * Countries whose banks hold accounts of another country's IBAN: Jersey, Guernsey and the Isle of Man use GB IBANs,

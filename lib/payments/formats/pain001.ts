@@ -4,7 +4,7 @@ import { XMLBuilder } from "fast-xml-parser";
 import { z } from "zod";
 import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
-import { sepaLosesLetters, sepaText } from "./sepa-text";
+import { sepaHolderProblem, sepaText } from "./sepa-text";
 import {
   byCurrency,
   type PayableItem,
@@ -78,6 +78,13 @@ export const PAIN001_NAMESPACE = "urn:iso:std:iso:20022:tech:xsd:pain.001.001.09
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@", format: true, indentBy: "  " });
 
+/** What a payment file says of a holder's name a euro transfer cannot carry whole (sepaHolderProblem). */
+const HOLDER_PROBLEMS: Record<NonNullable<ReturnType<typeof sepaHolderProblem>>, string> = {
+  no_letters: "account holder has no letters of the SEPA character set",
+  other_alphabet: "account holder has letters of another alphabet, which a euro transfer would leave out",
+  too_long: "account holder is over 70 characters as a euro transfer writes it, which would cut it",
+};
+
 /** The largest amount of one SEPA credit transfer (EPC SCT rulebook): a bank refuses the whole file past it. */
 const SEPA_MAX_AMOUNT = "999999999.99";
 
@@ -91,13 +98,9 @@ export function creditTransferProblem(item: PayableItem): string | null {
   if (!isValidIBAN(m.iban)) return "IBAN fails its check digits";
   if (isQRIBAN(m.iban)) return "IBAN is a QR-IBAN, which takes only QR-bill payments";
   if (m.bic !== null && !isValidBIC(m.bic)) return "BIC is not valid";
-  if (item.currency === "EUR" && sepaText(m.holder, 70) === "")
-    return "account holder has no letters of the SEPA character set";
   // What entering the details refuses (lib/profiles/schemas.ts), for details saved before: never cut or lost unseen.
-  if (item.currency === "EUR" && sepaLosesLetters(m.holder))
-    return "account holder has letters of another alphabet, which a euro transfer would leave out";
-  if (item.currency === "EUR" && sepaText(m.holder, 1000).length > 70)
-    return "account holder is over 70 characters as a euro transfer writes it, which would cut it";
+  const holder = item.currency === "EUR" ? sepaHolderProblem(m.holder) : null;
+  if (holder) return HOLDER_PROBLEMS[holder];
   if (item.currency === "EUR" && new Money(payoutAmount(item)).gt(SEPA_MAX_AMOUNT))
     return `over SEPA's largest transfer, EUR ${SEPA_MAX_AMOUNT}`;
   return null;

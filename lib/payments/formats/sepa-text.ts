@@ -81,3 +81,15 @@ export function sepaLosesLetters(value: string): boolean {
 export function isSepaText(value: string): boolean {
   return ALLOWED_TEXT.test(value) && !value.startsWith("/") && !value.endsWith("/") && !value.includes("//");
 }
+
+/**
+ * Why a euro transfer cannot carry an account holder's name whole: no letter or digit of the SEPA set at all, letters
+ * of another alphabet it would leave out, or over 70 characters as written (the name's limit); null when it can. Each
+ * caller words it for its reader (entering details, a payment file).
+ */
+export function sepaHolderProblem(holder: string): "no_letters" | "other_alphabet" | "too_long" | null {
+  if (sepaText(holder, 70) === "") return "no_letters";
+  if (sepaLosesLetters(holder)) return "other_alphabet";
+  if (sepaText(holder, 1000).length > 70) return "too_long";
+  return null;
+}
