@@ -134,6 +134,18 @@ describe("refund error messages", () => {
       describeChangeFailure({ kind: "http", status: 503, code: "service_unavailable" }, "change").outcomeUnknown,
     ).toBe(false);
     expect(describeChangeFailure({ kind: "timeout", status: null, code: null }, "change").outcomeUnknown).toBe(true);
+    // A connection never made sent nothing; one reset or broken may have carried the change.
+    for (const code of ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ADDRESS_REFUSED"]) {
+      const failure = describeChangeFailure({ kind: "network", status: null, code }, "cancel");
+      expect(failure).toEqual({
+        message:
+          "The service could not be reached, so the change was not sent. Try again in a minute; if it persists, an " +
+          "admin checks the game's base URL.",
+        outcomeUnknown: false,
+      });
+    }
+    for (const code of ["ECONNRESET", "EPIPE", "ETIMEDOUT", null])
+      expect(describeChangeFailure({ kind: "network", status: null, code }, "change").outcomeUnknown).toBe(true);
     // A gateway's 408 may come after the service applied the change: unknown, as for a refund.
     expect(describeChangeFailure({ kind: "http", status: 408, code: null }, "cancel").outcomeUnknown).toBe(true);
     // A cancel is never paused: a 503 to it, whatever its body says, may have canceled.

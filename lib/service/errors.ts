@@ -36,6 +36,25 @@ export type ServiceErrorInit = {
   cause?: unknown;
 };
 
+/**
+ * System codes of a connection that was never made (refused, no such host, no route to it), and the client's own
+ * refusal of an address: nothing of the request left this machine. A reset, a broken pipe or a timeout may come after
+ * the request went out.
+ */
+const NEVER_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  ADDRESS_REFUSED,
+]);
+
+/** Whether a failed call certainly sent nothing to the service: its connection was never made. */
+export function neverConnected(failure: { kind: string; code?: string | null }): boolean {
+  return failure.kind === "network" && failure.code != null && NEVER_CONNECTED.has(failure.code);
+}
+
 export class ServiceError extends Error {
   readonly kind: ServiceErrorKind;
   /** HTTP status; null when no response arrived (network, timeout). */
