@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPaymentFileSchema, returnPaymentSchema, sepaExecutionDate } from "./schemas";
+import { createPaymentFileSchema, proposedExecutionDate, returnPaymentSchema, sepaExecutionDate } from "./schemas";
 
 describe("a payment to undo, as the return dialog names it", () => {
   const id = "0b9f3c1e-7a2d-4c5b-9e8f-1a2b3c4d5e6f";
@@ -49,5 +49,19 @@ describe("the day a SEPA file asks the bank to pay", () => {
     expect(sepaExecutionDate("2026-12-31", "2027-01-01")).toBe("2027-01-01");
     expect(sepaExecutionDate("2026-11-30", "2026-11-30")).toBe("2026-11-30");
     expect(sepaExecutionDate("2026-12-04", "2026-11-30")).toBe("2026-12-04");
+  });
+});
+
+describe("the execution date a payment file's form proposes", () => {
+  it("is the person's own day where it is later than UTC's, else UTC's", () => {
+    // 00:30 in Berlin on 2 December is still 1 December in UTC: the bank there would be asked for a day gone by.
+    const justAfterMidnightInBerlin = new Date("2026-12-01T23:30:00Z");
+    expect(proposedExecutionDate("2026-12-01", justAfterMidnightInBerlin, "Europe/Berlin")).toBe("2026-12-02");
+    expect(proposedExecutionDate("2026-12-31", new Date("2026-12-31T23:30:00Z"), "Asia/Tokyo")).toBe("2027-01-01");
+    expect(proposedExecutionDate("2026-12-01", justAfterMidnightInBerlin, "UTC")).toBe("2026-12-01");
+    // West of UTC the day is behind UTC's: UTC's stands (the form takes the day before as today, sepaExecutionDate).
+    expect(proposedExecutionDate("2026-12-02", new Date("2026-12-02T02:00:00Z"), "America/New_York")).toBe(
+      "2026-12-02",
+    );
   });
 });

@@ -67,6 +67,21 @@ export function sepaExecutionDate(given: string, today: string): string {
   return given === dayBefore ? today : given;
 }
 
+/**
+ * The execution date a payment file's form proposes: UTC's `today`, which the page is drawn with, or the person's own
+ * day where it is later (just after their midnight, east of UTC), which a bank there would otherwise be asked to pay
+ * on as a day gone by. `timeZone`: the browser's own when not given.
+ */
+export function proposedExecutionDate(today: string, now: Date, timeZone?: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+      .formatToParts(now)
+      .map((part) => [part.type, part.value]),
+  );
+  const local = `${parts.year}-${parts.month}-${parts.day}`;
+  return isoDateSchema.safeParse(local).success && local > today ? local : today;
+}
+
 export const createPaymentFileSchema = z
   .object({
     batchId: z.uuid({ message: "is not a batch id" }),

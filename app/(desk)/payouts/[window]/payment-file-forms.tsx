@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { type FormEvent, startTransition, useActionState, useRef, useState } from "react";
+import { type FormEvent, startTransition, useActionState, useEffect, useRef, useState } from "react";
 import { withFields, type ServerAction } from "@/app/_components/payouts/with-fields";
 import { Checkbox } from "@/app/_components/forms/checkbox";
 import { Field } from "@/app/_components/forms/field";
@@ -20,6 +20,7 @@ import { useNotice } from "@/app/_components/payouts/result-notice";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { type ActionResult, EXPECTED_GAME_FIELD } from "@/lib/action-result";
 import { countOf, formatCount } from "@/lib/format";
+import { proposedExecutionDate } from "@/lib/payments/schemas";
 import type { CreatedFilesData } from "./payment-actions";
 import { keepTyped } from "@/app/_components/forms/keep-typed";
 
@@ -58,6 +59,12 @@ export function CreateFileForm(props: {
   const usable = props.payingMethods.filter((m) => m !== "sepa" || props.sepa.offered);
   const first = usable.find((m) => m !== "generic") ?? usable[0] ?? "paypal";
   const [values, setValues] = useState({ method: first, eurRate: "", rateSource: "", executionDate: props.today });
+  // The page is drawn with UTC's day; east of UTC just after midnight, the person's own day is proposed, unless typed.
+  useEffect(() => {
+    const proposed = proposedExecutionDate(props.today, new Date());
+    if (proposed !== props.today)
+      setValues((v) => (v.executionDate === props.today ? { ...v, executionDate: proposed } : v));
+  }, [props.today]);
   // A method that pays no one any more (its file made, here or by a colleague, and the page drawn again) is not kept:
   // the first that still pays someone is chosen, as when the form first appeared.
   if (usable.length > 0 && !usable.includes(values.method)) setValues((v) => ({ ...v, method: first }));
