@@ -7,10 +7,12 @@ import { SLACK } from "./e2e/fixtures/slack";
  * all started by e2e/global-setup.ts on free ports. Chromium is the system's, never a download (see CHROMIUM).
  *
  * Two projects split the specs: "checks" walks every page and checks what no page may show (errors, accessibility
- * faults, secrets, missing headers) and runs the fleet (servers and workers of its own); "flows" takes people
- * through their work. `npm test` runs each in a Playwright
- * process of its own, so each has its own database, emulator and server and neither sees the other's changes;
- * `npm run test:e2e` alone runs both in one process, one after the other.
+ * faults, secrets, missing headers), what each role is shown, and runs the fleet (servers and workers of its own);
+ * "flows" takes people through their work. `npm test` runs each in a Playwright process of its own, side by side, so
+ * each has its own database, emulator and server and neither sees the other's changes; the specs are shared out so
+ * that both take about as long (a run of 16 minutes: checks 11 and flows 13 minutes with the roles spec, a minute, in
+ * flows), and neither runs on alone at the end while a core waits. `npm run test:e2e` alone runs both in one process,
+ * one after the other.
  */
 /**
  * The browser: CHROMIUM_PATH when set; else Debian's headless shell of Chromium (package chromium-headless-shell, the
@@ -24,7 +26,14 @@ const CHROMIUM =
   ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"].find((file) => existsSync(file)) ??
   "/usr/bin/chromium";
 
-const CHECK_SPECS = ["crawl.spec.ts", "secrets.spec.ts", "headers.spec.ts", "frame.spec.ts", "fleet.spec.ts"];
+const CHECK_SPECS = [
+  "crawl.spec.ts",
+  "secrets.spec.ts",
+  "headers.spec.ts",
+  "frame.spec.ts",
+  "fleet.spec.ts",
+  "roles.spec.ts",
+];
 
 export default defineConfig({
   testDir: "e2e",
