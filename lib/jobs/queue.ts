@@ -1,7 +1,7 @@
 import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import PgBoss from "pg-boss";
+import type PgBoss from "pg-boss";
 import type { z } from "zod";
 import type { DbOrTrx } from "@/db";
 import { queueExecutor } from "@/db/queries/scheduled-runs";
@@ -134,8 +134,10 @@ const state: Holder = holder.__payoutDeskBoss;
 export function getBoss(connectionString = requireEnv("DATABASE_URL")): Promise<PgBoss> {
   if (state.boss) return state.boss;
   const starting = (async () => {
+    // Loaded by the first process's call that queues or works, not by every program that could (a command's start).
+    const { default: Boss } = await import("pg-boss");
     const connection = new QueueConnection(connectionString);
-    const boss = new PgBoss({
+    const boss = new Boss({
       db: connection,
       schema: "pgboss",
       // Scheduled jobs are queued by lib/jobs/scheduler.ts, once per period across the fleet. pg-boss's own cron is

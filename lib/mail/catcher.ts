@@ -1,7 +1,5 @@
 import "server-only";
 import type { AddressInfo } from "node:net";
-import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { createDb, type Db } from "@/db";
 import { insertMailMessage } from "@/db/queries/mail";
 
@@ -15,6 +13,8 @@ export type MailCatcher = { url: string; stop(): Promise<void> };
  * whole in `mail_message`, where the admins' outbox page lists it. Nothing is relayed anywhere.
  */
 export async function startMailCatcher(db: Db): Promise<MailCatcher> {
+  // Loaded when a catcher starts, not by every program that could start one (a command, a page).
+  const [{ simpleParser }, { SMTPServer }] = await Promise.all([import("mailparser"), import("smtp-server")]);
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],

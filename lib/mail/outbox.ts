@@ -1,5 +1,5 @@
 import "server-only";
-import { type AddressObject, type EmailAddress, simpleParser } from "mailparser";
+import type { AddressObject, EmailAddress } from "mailparser";
 import type { Db } from "@/db";
 import { getMailMessageRaw, listMailMessages, type MailMessageRow } from "@/db/queries/mail";
 
@@ -24,6 +24,8 @@ const SHOWN_HEADERS = ["from", "to", "subject", "date", "message-id", "content-t
 async function parse(db: Db, id: string) {
   const stored = await getMailMessageRaw(db, id);
   if (!stored) return null;
+  // Loaded when a message is read: the parser and what it brings are a quarter of a second of every start otherwise.
+  const { simpleParser } = await import("mailparser");
   return { stored, parsed: await simpleParser(stored.raw, { skipHtmlToText: true, skipTextToHtml: true }) };
 }
 
