@@ -82,6 +82,7 @@ export async function quickbooksSplit(
 export const quickbooksJournalExport: ExportKindDefinition = {
   kind: "journal-quickbooks",
   title: "QuickBooks Online journal entries",
+  importedBy: "QuickBooks Online's journal entry import",
   summary:
     "The batch's journal in QuickBooks Online's journal entry import format (Journal No, dates in the company's " +
     "order, mapped account names, debits and credits, the recipient on payable lines), at most 1,000 rows a file.",

@@ -75,6 +75,13 @@ export type ExportRun = PartsRun & { reading: ControlledTransaction<Database> };
 /** What an export would read, or the AppError it is refused with; nothing is audited. */
 export async function resolveTarget(db: Db, request: ExportRequest, run?: PartsRun): Promise<ResolvedTarget> {
   const definition = EXPORTS[request.kind];
+  if (request.bom && definition.importedBy)
+    throw new AppError(
+      "INVALID_INPUT",
+      `bom: a byte-order mark is for files opened in a spreadsheet; the ${definition.title} file is made for ` +
+        `${definition.importedBy} as written`,
+      { field: "bom" },
+    );
   let snapshotId = request.snapshotId ?? null;
   let batchId: string | null = null;
   if (request.batchId) {

@@ -41,6 +41,11 @@ export type ExportKindDefinition = {
   /** Whether the export needs a payout batch (payout file, journal) or only a snapshot. */
   needsBatch?: boolean;
   /**
+   * The import the file is made for, taken as written: no byte-order mark, which is for the files people open in a
+   * spreadsheet (and is refused for this one).
+   */
+  importedBy?: string;
+  /**
    * Read from one snapshot of the database (a read-only repeatable-read transaction): a file whose rows come from
    * several queries (a batch's statements, then their payments' returns) or whose parts are split by a check.
    */

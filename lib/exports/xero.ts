@@ -92,6 +92,7 @@ export function xeroSplit(db: Db, target: Pick<ResolvedTarget, "gameId" | "batch
 export const xeroJournalExport: ExportKindDefinition = {
   kind: "journal-xero",
   title: "Xero manual journals",
+  importedBy: "Xero's manual journal import",
   summary:
     "The batch's journal in Xero's manual journal import format (dd mmm yyyy dates, signed amounts, mapped account " +
     "codes and tax rates, tracking by game), at most 300 lines a file.",

@@ -110,4 +110,24 @@ describe("QuickBooks Online journal entries in parts", () => {
     const payable = remapped.rows.slice(1).filter((row) => row[2] === "Payable (creators)");
     expect(payable.length).toBeGreaterThan(0);
   });
+
+  it("[accounting] refuses a byte-order mark on a file made for an import, and audits nothing", async () => {
+    const before = await t.db.selectFrom("audit_log").select("id").execute();
+    for (const kind of ["journal-quickbooks", "journal-xero"] as const) {
+      const ask = startExport(t.db, { kind, batchId, part: 1, bom: true, actor: null, via: "cli" });
+      await expect(ask).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+        field: "bom",
+        message: expect.stringMatching(
+          /^bom: a byte-order mark is for files opened in a spreadsheet; the .* import as/,
+        ),
+      });
+    }
+    expect(await t.db.selectFrom("audit_log").select("id").execute()).toHaveLength(before.length);
+    // The journal a person reads in a spreadsheet takes one.
+    const journal = await startExport(t.db, { kind: "journal", batchId, bom: true, actor: null, via: "cli" });
+    const first = await journal.chunks.next();
+    expect((first.value as Buffer).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    await journal.chunks.return(undefined);
+  });
 });
