@@ -123,6 +123,16 @@ describe("desk export's flags", () => {
     });
     expect(issueOf({ kind: "payouts", snapshot: ID, out: "f.csv" })).toBeUndefined();
   });
+
+  it("refuses --bom for a file made for an import with the flags, before the database is opened", () => {
+    for (const kind of ["journal-xero", "journal-quickbooks"])
+      expect(issueOf({ kind, batch: ID, out: "f.csv", bom: true })).toMatchObject({
+        path: ["bom"],
+        message: expect.stringMatching(/^a byte-order mark is for files opened in a spreadsheet; the .* import as/),
+      });
+    expect(issueOf({ kind: "journal", batch: ID, out: "f.csv", bom: true })).toBeUndefined();
+    expect(issueOf({ kind: "payee-totals", game: "demo", year: "2026", out: "f.csv", bom: true })).toBeUndefined();
+  });
 });
 
 describe("firstSentence", () => {

@@ -9,6 +9,7 @@ import {
   taxRateNameSchema,
 } from "@/lib/accounting/schemas";
 import { writeChunksToFile, writeExportParts } from "@/lib/exports/file";
+import { bomRefusal } from "@/lib/exports/kinds";
 import { exportIdSchema } from "@/lib/exports/run";
 import { EXPORT_KINDS, type ExportKind } from "@/lib/exports/types";
 import { gameIdSchema } from "@/lib/games/schemas";
@@ -103,6 +104,8 @@ export const exportFlagsSchema = z
     } else {
       if (Boolean(f.snapshot) === Boolean(f.batch))
         ctx.addIssue({ code: "custom", message: "give either --snapshot or --batch", path: ["snapshot"] });
+      const bomRefused = f.bom ? bomRefusal(f.kind) : null;
+      if (bomRefused) ctx.addIssue({ code: "custom", message: bomRefused, path: ["bom"] });
       // The window's exports take their game from the snapshot or batch: a flag that would be ignored is refused.
       for (const name of ["game", "year"] as const)
         if (f[name] !== undefined)

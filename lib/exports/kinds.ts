@@ -17,4 +17,14 @@ export const EXPORTS: Record<ExportKind, ExportKindDefinition> = {
   "journal-quickbooks": quickbooksJournalExport,
 };
 
+/** Why a byte-order mark is refused for a kind (a file made for an import, read as written), or null. */
+export function bomRefusal(kind: ExportKind): string | null {
+  const definition = EXPORTS[kind];
+  if (!definition.importedBy) return null;
+  return (
+    `a byte-order mark is for files opened in a spreadsheet; the ${definition.title} file is made for ` +
+    `${definition.importedBy} as written`
+  );
+}
+
 export const exportKindSchema = z.enum(EXPORT_KINDS, { message: `must be one of ${EXPORT_KINDS.join(", ")}` });

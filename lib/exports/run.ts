@@ -13,7 +13,7 @@ import { formatInstant } from "@/lib/time";
 import { exportAvailability } from "./availability";
 import { startAuditedCsv } from "./audited";
 import { startOneSnapshotReading } from "./reading";
-import { EXPORTS } from "./kinds";
+import { bomRefusal, EXPORTS } from "./kinds";
 import type { ExportKind, PartsRun, ResolvedTarget } from "./types";
 import { UUID } from "@/core/uuid";
 
@@ -75,13 +75,8 @@ export type ExportRun = PartsRun & { reading: ControlledTransaction<Database> };
 /** What an export would read, or the AppError it is refused with; nothing is audited. */
 export async function resolveTarget(db: Db, request: ExportRequest, run?: PartsRun): Promise<ResolvedTarget> {
   const definition = EXPORTS[request.kind];
-  if (request.bom && definition.importedBy)
-    throw new AppError(
-      "INVALID_INPUT",
-      `bom: a byte-order mark is for files opened in a spreadsheet; the ${definition.title} file is made for ` +
-        `${definition.importedBy} as written`,
-      { field: "bom" },
-    );
+  const bomRefused = request.bom ? bomRefusal(request.kind) : null;
+  if (bomRefused) throw new AppError("INVALID_INPUT", `bom: ${bomRefused}`, { field: "bom" });
   let snapshotId = request.snapshotId ?? null;
   let batchId: string | null = null;
   if (request.batchId) {

@@ -1,5 +1,5 @@
 import { formatAmountText } from "@/lib/format";
-import { neverConnected } from "@/lib/service/errors";
+import { neverConnected, UNREACHABLE_ADVICE } from "@/lib/service/errors";
 
 /**
  * What a support agent reads when the service refuses or fails a refund or a subscription change. Every code of the
@@ -229,9 +229,7 @@ export function describeChangeFailure(
   // A connection never made sent nothing: the change was not applied, and may be tried again at once.
   if (neverConnected(failure)) {
     return {
-      message:
-        "The service could not be reached, so the change was not sent. Try again in a minute; if it persists, an " +
-        "admin checks the game's base URL.",
+      message: `The service could not be reached, so the change was not sent. ${UNREACHABLE_ADVICE}`,
       outcomeUnknown: false,
     };
   }

@@ -194,13 +194,12 @@ function codesOf(error: ServiceError): string[] {
   return [error.code, error.codePublic].filter((c, i, all): c is string => Boolean(c) && all.indexOf(c) === i);
 }
 
+/** What a person does when the service could not be reached at all. */
+export const UNREACHABLE_ADVICE = "Try again in a minute; if it persists, an admin checks the game's base URL.";
+
 function reasonOf(error: ServiceError, codes: readonly string[]): string {
   const status = error.status ?? 0;
-  if (error.kind === "network")
-    return (
-      "the service could not be reached. Try again in a minute; if it persists, an admin checks the game's " +
-      "base URL."
-    );
+  if (error.kind === "network") return `the service could not be reached. ${UNREACHABLE_ADVICE}`;
   if (error.kind === "timeout") return "the service did not answer in time. Try again in a minute.";
   if (error.kind === "invalid_response")
     return "the service answered in a form Payout Desk could not read. Try again; if it persists, tell an admin.";
