@@ -3,7 +3,6 @@ import type { Metadata } from "next";
 import { Badge } from "@/app/_components/ui/badge";
 import { DateTime } from "@/app/_components/ui/date-time";
 import { EmptyState } from "@/app/_components/ui/empty-state";
-import { KeyValueList } from "@/app/_components/ui/key-value";
 import { Money } from "@/app/_components/ui/money";
 import { PageHeader } from "@/app/_components/ui/page-header";
 import { listPayoutTable, PAYOUT_TABLE_FILTERS, STATEMENT_STATES, summarizeBatch } from "@/db/queries/payouts";
@@ -33,6 +32,7 @@ import { BATCH_ACTIONS, STATEMENT_ACTIONS } from "./action-sets";
 import { Panel } from "./panel";
 import { WindowFlags } from "./window-flags";
 import { WindowTotals } from "./window-totals";
+import { BatchDetails } from "./batch-details";
 import { PaymentFilesSection } from "./payment-files-section";
 import { appliedTableState, payoutTable, sortColumnsOf } from "./table-state";
 
@@ -313,52 +313,11 @@ export default async function WindowPage({ params, searchParams }: Props) {
       <div className="grid items-start gap-4 lg:grid-cols-2">
         <WindowTotals totals={t} />
 
-        <Panel
-          id="batch-details"
-          title="Batch details"
-          summary={batch ? `Built on snapshot version ${batch.snapshotVersion}` : "Not prepared"}
-        >
-          {batch ? (
-            <KeyValueList
-              items={[
-                {
-                  label: "Status",
-                  value: batchBadge ? <Badge tone={batchBadge.tone}>{batchBadge.label}</Badge> : batch.status,
-                },
-                { label: "Built on", value: `Snapshot version ${batch.snapshotVersion}` },
-                {
-                  label: "Prepared",
-                  value: (
-                    <>
-                      {batch.preparedByEmail}, <DateTime value={batch.preparedAt} />
-                    </>
-                  ),
-                },
-                {
-                  label: "Approved",
-                  value: batch.approvedAt ? (
-                    <>
-                      {batch.approvedByEmail}, <DateTime value={batch.approvedAt} />
-                    </>
-                  ) : (
-                    "Not yet"
-                  ),
-                },
-                { label: "Paid", value: batch.paidAt ? <DateTime value={batch.paidAt} /> : null },
-                { label: "Minimum payout", value: <Money value={batch.minPayoutUsd} currency="USD" /> },
-                {
-                  label: "Two-person rule",
-                  value: context?.twoPersonRule ? "On: the approver must not be the preparer" : "Off",
-                },
-              ]}
-            />
-          ) : (
-            <p className="text-ink-muted">
-              No batch yet. Payables under <Money value={settings.minPayoutUsd} currency="USD" /> roll to the next
-              statement.
-            </p>
-          )}
-        </Panel>
+        <BatchDetails
+          batch={batch}
+          twoPersonRule={context?.twoPersonRule ?? false}
+          minPayoutUsd={settings.minPayoutUsd}
+        />
 
         {canAct ? (
           <Panel id="exports" title="Exports" summary="CSV for accounting" open>
