@@ -15,6 +15,7 @@ import { useFocusFirstInvalid } from "@/app/_components/forms/focus-invalid";
 import { RadioChoice } from "@/app/_components/forms/radio-choice";
 import { ShownGameField } from "@/app/_components/forms/shown-game";
 import { keepTyped } from "@/app/_components/forms/keep-typed";
+import { retryAnsweredWell } from "@/lib/refunds/retry-answer";
 
 type Action = (state: ActionResult<unknown> | null, form: FormData) => Promise<ActionResult<unknown>>;
 
@@ -40,10 +41,11 @@ export function RetryForm({
     router.refresh();
     return result;
   }, null);
+  const tone = retryAnsweredWell(state) ? "success" : "error";
   if (!pending)
     return state ? (
       <FocusHere>
-        <FormMessage tone={state.ok ? "success" : "error"}>{state.message}</FormMessage>
+        <FormMessage tone={tone}>{state.message}</FormMessage>
       </FocusHere>
     ) : null;
   return (
@@ -51,7 +53,7 @@ export function RetryForm({
       <form action={formAction} className="flex flex-col gap-2">
         <ShownGameField gameId={gameId} />
         <input type="hidden" name="attemptId" value={attemptId} />
-        <ResultMessage result={state} />
+        <ResultMessage result={state} tone={tone} />
         <div>
           <SubmitButton variant="secondary" pendingLabel="Asking the service…">
             Retry now with the same request id
