@@ -135,7 +135,10 @@ export async function releaseSubscriptionHold(
     .execute();
 }
 
-/** Extends a change's hold on its subscription by `holdMs` from now; false when its hold lapsed and went to another. */
+/**
+ * Extends a change's hold on its subscription by `holdMs` from now; false when its hold lapsed (taken by another change
+ * or not): a change whose check outlasted its hold is refused, nothing sent.
+ */
 export async function renewSubscriptionHold(
   db: Executor,
   params: { gameId: string; subscriptionId: string; token: string; holdMs: number },
@@ -146,6 +149,7 @@ export async function renewSubscriptionHold(
     .where("game_id", "=", params.gameId)
     .where("subscription_id", "=", params.subscriptionId)
     .where("token", "=", params.token)
+    .where("held_until", ">=", sql<Date>`now()`)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -272,6 +272,11 @@ describe("price and payment method (finance)", () => {
     expect(await holdSubscriptionForChange(c.t.db, { ...other, token: randomUUID(), holdMs: 60_000 })).toBe(false);
     expect(await renewSubscriptionHold(c.t.db, { ...next, holdMs: 60_000 })).toBe(true);
     await releaseSubscriptionHold(c.t.db, next);
+    // A hold that lapsed with no other change taking it is not renewed either: its change is refused, nothing sent.
+    const slow = { ...other, token: randomUUID() };
+    expect(await holdSubscriptionForChange(c.t.db, { ...slow, holdMs: -1_000 })).toBe(true);
+    expect(await renewSubscriptionHold(c.t.db, { ...slow, holdMs: 60_000 })).toBe(false);
+    await releaseSubscriptionHold(c.t.db, slow);
     expect(await auditOf(SUBS.card)).toHaveLength(changes);
     // Two prices set at once from pages showing the same subscription: one is staged, the other refused.
     const both = (await Promise.all(
