@@ -23,6 +23,9 @@ export const keyTextSchema = z
   .string()
   .regex(/^[A-Za-z0-9+/]{43}=$/, { message: "must be 32 random bytes in base64 (openssl rand -base64 32)" });
 
+/** Latin letters only: those written out in SEPA text (ß as ss, Ø as O: lib/payments/formats/sepa-text.ts) too. */
+const latinOnly = (v: string) => !/\p{L}/u.test(v.normalize("NFD").replace(/[A-Za-zßæÆøØœŒłŁđĐþÞı]/g, ""));
+
 const ENV_SCHEMA = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -121,8 +124,7 @@ const ENV_SCHEMA = z
       // SEPA files carry names of up to 70 characters in the Latin character set (lib/payments/formats/pain001.ts):
       // a longer one would be cut, letters of another script dropped (a name all in one, written empty).
       .max(70, { message: "must be at most 70 characters (what a SEPA file carries)" })
-      // Letters written out in SEPA text (ß as ss, Ø as O: lib/payments/formats/sepa-text.ts) are Latin too.
-      .refine((v) => !/\p{L}/u.test(v.normalize("NFD").replace(/[A-Za-zßæÆøØœŒłŁđĐþÞı]/g, "")), {
+      .refine(latinOnly, {
         message: "must be written in Latin letters (SEPA files carry no other script), e.g. Studio Example GmbH",
       })
       .optional(),
@@ -139,8 +141,41 @@ const ENV_SCHEMA = z
       .toUpperCase()
       .refine((v) => isValidBIC(v), { message: "must be a valid BIC (8 or 11 letters and digits)" })
       .optional(),
+    /**
+     * The payer's town and country (ISO 3166 code), both or neither: written as the SEPA file's payer address, which a
+     * euro transfer to an account outside the EEA must carry (lib/payments/sepa-area.ts outsideEea). Unset, such
+     * accounts are left out of SEPA files.
+     */
+    PAYOUT_DESK_PAYER_TOWN: z
+      .string()
+      .trim()
+      .min(1)
+      .max(35, { message: "must be at most 35 characters (what a SEPA file carries)" })
+      .refine(latinOnly, {
+        message: "must be written in Latin letters (SEPA files carry no other script), e.g. Zürich",
+      })
+      .optional(),
+    PAYOUT_DESK_PAYER_COUNTRY: z
+      .string()
+      .trim()
+      .toUpperCase()
+      .regex(/^[A-Z]{2}$/, { message: "must be a two-letter country code such as DE" })
+      .optional(),
   })
   .superRefine((e, ctx) => {
+    const address = [e.PAYOUT_DESK_PAYER_TOWN, e.PAYOUT_DESK_PAYER_COUNTRY];
+    if (address.some((v) => v !== undefined) && address.some((v) => v === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYOUT_DESK_PAYER_TOWN"],
+        message: "the payer's address needs both PAYOUT_DESK_PAYER_TOWN and PAYOUT_DESK_PAYER_COUNTRY",
+      });
+    else if (address.every((v) => v !== undefined) && e.PAYOUT_DESK_PAYER_NAME === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["PAYOUT_DESK_PAYER_TOWN"],
+        message: "is the address of the payer account: set PAYOUT_DESK_PAYER_NAME, _IBAN and _BIC with it",
+      });
     const payer = [e.PAYOUT_DESK_PAYER_NAME, e.PAYOUT_DESK_PAYER_IBAN, e.PAYOUT_DESK_PAYER_BIC];
     if (payer.some((v) => v !== undefined) && payer.some((v) => v === undefined))
       ctx.addIssue({

@@ -32,6 +32,30 @@ describe("the environment", () => {
     expect(() => readEnv({ ...account, PAYOUT_DESK_PAYER_NAME: "S".repeat(71) })).toThrow(/at most 70 characters/);
   });
 
+  it("takes the payer's town and country together, with the account they are the address of", () => {
+    const payer = {
+      PAYOUT_DESK_PAYER_NAME: "Studio Ltd",
+      PAYOUT_DESK_PAYER_IBAN: "DE89370400440532013000",
+      PAYOUT_DESK_PAYER_BIC: "COBADEFFXXX",
+    };
+    expect(readEnv({ ...payer, PAYOUT_DESK_PAYER_TOWN: " Zürich ", PAYOUT_DESK_PAYER_COUNTRY: "ch" })).toMatchObject({
+      PAYOUT_DESK_PAYER_TOWN: "Zürich",
+      PAYOUT_DESK_PAYER_COUNTRY: "CH",
+    });
+    expect(() => readEnv({ ...payer, PAYOUT_DESK_PAYER_TOWN: "Zürich" })).toThrow(
+      /^Invalid environment variable PAYOUT_DESK_PAYER_TOWN: the payer's address needs both/,
+    );
+    expect(() => readEnv({ PAYOUT_DESK_PAYER_TOWN: "Zürich", PAYOUT_DESK_PAYER_COUNTRY: "CH" })).toThrow(
+      /PAYOUT_DESK_PAYER_TOWN: is the address of the payer account: set PAYOUT_DESK_PAYER_NAME/,
+    );
+    const address = { ...payer, PAYOUT_DESK_PAYER_COUNTRY: "CH" };
+    expect(() => readEnv({ ...address, PAYOUT_DESK_PAYER_TOWN: "T".repeat(36) })).toThrow(/at most 35 characters/);
+    expect(() => readEnv({ ...address, PAYOUT_DESK_PAYER_TOWN: "東京" })).toThrow(/Latin letters/);
+    expect(() => readEnv({ ...payer, PAYOUT_DESK_PAYER_TOWN: "Bern", PAYOUT_DESK_PAYER_COUNTRY: "Swiss" })).toThrow(
+      /PAYOUT_DESK_PAYER_COUNTRY: must be a two-letter country code/,
+    );
+  });
+
   it("refuses an SMTP_URL the mail library cannot read, without repeating it", () => {
     // An SES password holds "/": not percent-encoded, the host would be read as "AKIAEXAMPLE" with a port "BPk1aB3".
     const url = "smtp://AKIAEXAMPLE:BPk1aB3/Xy+zq9SECRET@email-smtp.eu-west-1.amazonaws.com:587";

@@ -61,10 +61,21 @@ export type CreateFilesResult = { files: CreatedFile[]; refused: Refusal[]; inPa
 
 const sha256 = (content: string) => createHash("sha256").update(content, "utf8").digest("hex");
 
-type PayerAccount = { name: string; iban: string; bic: string };
+type PayerAccount = {
+  name: string;
+  iban: string;
+  bic: string;
+  /** Where the payer is (town, ISO country code): named in a transfer to an account outside the EEA. */
+  address: { town: string; country: string } | null;
+};
 
 /** The account a sandbox game's SEPA files pay from: a demo, never a real payment. */
-const DEMO_PAYER: PayerAccount = { name: "Payout Desk Demo Ltd", iban: "DE89370400440532013000", bic: "COBADEFFXXX" };
+const DEMO_PAYER: PayerAccount = {
+  name: "Payout Desk Demo Ltd",
+  iban: "DE89370400440532013000",
+  bic: "COBADEFFXXX",
+  address: { town: "Frankfurt am Main", country: "DE" },
+};
 
 /**
  * The account a game's SEPA files pay from: the configured one for a production game (refused without one: a bank
@@ -93,22 +104,32 @@ export async function sepaPayer(
   return { ok: false, reason: NO_PAYER };
 }
 
-/** The account set in PAYOUT_DESK_PAYER_NAME, _IBAN and _BIC, or null. */
+/** The account set in PAYOUT_DESK_PAYER_NAME, _IBAN and _BIC (with _TOWN and _COUNTRY, its address), or null. */
 function configuredPayer(): PayerAccount | null {
   const e = env();
   if (!e.PAYOUT_DESK_PAYER_NAME || !e.PAYOUT_DESK_PAYER_IBAN || !e.PAYOUT_DESK_PAYER_BIC) return null;
-  return { name: e.PAYOUT_DESK_PAYER_NAME, iban: e.PAYOUT_DESK_PAYER_IBAN, bic: e.PAYOUT_DESK_PAYER_BIC };
+  const town = e.PAYOUT_DESK_PAYER_TOWN;
+  const country = e.PAYOUT_DESK_PAYER_COUNTRY;
+  return {
+    name: e.PAYOUT_DESK_PAYER_NAME,
+    iban: e.PAYOUT_DESK_PAYER_IBAN,
+    bic: e.PAYOUT_DESK_PAYER_BIC,
+    address: town && country ? { town, country } : null,
+  };
 }
 
 /** What the form says of the SEPA payer: the account, its IBAN masked, or why SEPA is not offered. */
 export async function sepaPayerNote(db: Db, gameId: string): Promise<{ offered: boolean; note: string }> {
   const payer = await sepaPayer(db, gameId);
   if (!payer.ok) return { offered: false, note: payer.reason };
-  const { name, iban } = payer.account;
+  const { name, iban, address } = payer.account;
   const masked = `IBAN ${lastFour(electronicFormatIBAN(iban) ?? iban)}`;
+  const where = address
+    ? `, ${address.town}, ${address.country}`
+    : ": no payer address is set, so accounts outside the EEA (GB, CH and others) are left out";
   return {
     offered: true,
-    note: `SEPA files pay from ${name}, ${masked}${payer.demo ? " (the demo account of a sandbox game)" : ""}.`,
+    note: `SEPA files pay from ${name}, ${masked}${where}${payer.demo ? " (the demo account of a sandbox game)" : ""}.`,
   };
 }
 
@@ -215,6 +236,7 @@ export async function createPaymentFiles(
             method: params.method,
             eurRate,
             note: `Revenue share ${month}`,
+            payerAddress: payer?.address ?? null,
           });
           if (!made.ok) {
             refused.push({ statementId: c.id, recipientPlayerId, reason: made.reason });

@@ -36,6 +36,23 @@ describe("a SEPA file's recipients", () => {
     expect(made).toEqual({ ok: false, reason: "an account in BR, outside the SEPA area" });
   });
 
+  it("pays an account outside the EEA only with the payer's address set, which such a transfer names", () => {
+    const uk = bankInEur("GB82WEST12345698765432", "WESTGB22XXX", "GB");
+    expect(itemFor(candidate, uk, sepaFile)).toEqual({
+      ok: false,
+      reason:
+        "an account in GB, outside the EEA: a euro transfer there names the payer's address, and none is set " +
+        "(PAYOUT_DESK_PAYER_TOWN and _COUNTRY)",
+    });
+    expect(itemFor(candidate, uk, { ...sepaFile, payerAddress: null })).toMatchObject({ ok: false });
+    const addressed = { ...sepaFile, payerAddress: { town: "Frankfurt am Main" } };
+    expect(itemFor(candidate, uk, addressed)).toMatchObject({ ok: true, amountCurrency: "92.00" });
+    // Within the EEA, none is needed.
+    expect(itemFor(candidate, bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE"), sepaFile)).toMatchObject({
+      ok: true,
+    });
+  });
+
   it("leaves out details saved before a file's rule, saying what to mend, so everyone else's file is made", () => {
     // A holder written in a script SEPA cannot carry (saved before such holders were refused at entry).
     const cyrillic = bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE");

@@ -2,7 +2,7 @@ import "server-only";
 import { outsideSepaArea } from "./sepa-area";
 import type { PayoutInstruction } from "@/lib/profiles/details";
 import { convertUsd } from "./fx";
-import { creditTransferProblem } from "./formats/pain001";
+import { creditTransferProblem, payerAddressProblem } from "./formats/pain001";
 import { type PayableItem, type PaymentMethod, payableItemSchema } from "./formats/types";
 import type { FileMethod } from "./schemas";
 
@@ -80,7 +80,13 @@ const PAID_HOW: Record<PayoutInstruction["method"], string> = {
 export function itemFor(
   candidate: Candidate,
   instruction: PayoutInstruction | undefined,
-  file: { method: FileMethod; eurRate: string | null; note: string },
+  file: {
+    method: FileMethod;
+    eurRate: string | null;
+    note: string;
+    /** A SEPA file's payer address (its town), or none set. */
+    payerAddress?: { town: string } | null;
+  },
 ): ItemOrRefusal {
   if (!instruction) return { ok: false, reason: "no payout method on the recipient's profile" };
   const bar = candidate.bars[0];
@@ -110,6 +116,8 @@ export function itemFor(
   };
   // Details saved before a rule of the files was added (an email longer than a file holds, a holder in a script SEPA
   // cannot carry) would stop everyone's file: this recipient is left out instead, saying what to mend (no value).
+  const noPayerAddress = file.method === "sepa" ? payerAddressProblem(item, file.payerAddress) : null;
+  if (noPayerAddress) return { ok: false, reason: noPayerAddress };
   const unwritable = unwritableDetails(item, file.method);
   if (unwritable) return { ok: false, reason: unwritable };
   return { ok: true, amountCurrency: converted ?? candidate.payableUsd, item };

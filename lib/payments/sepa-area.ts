@@ -24,3 +24,21 @@ export function outsideSepaArea(iban: string, bic?: string | null): string | nul
   if (bank && OUTSIDE_WITH_FR_IBANS.has(bank)) return `a bank in ${bank}`;
   return isSEPACountry(country) || JOINED_SINCE.has(country) ? null : `an account in ${country}`;
 }
+
+/**
+ * The European Economic Area: the EU, Iceland, Liechtenstein and Norway (their outermost regions bank with the
+ * country's IBANs). A euro transfer between it and a SEPA country outside it (GB, CH, MC, SM, AD, VA, and those that
+ * joined since 2024) must name the payer's address (Regulation (EU) 2023/1113 on transfers of funds, EPC rulebook).
+ */
+const EEA = new Set(
+  (
+    "AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE " + // the European Union
+    "IS LI NO"
+  ).split(" "),
+);
+
+/** Where an account in the SEPA area but outside the EEA is ("an account in GB"), or null when it is in the EEA. */
+export function outsideEea(iban: string): string | null {
+  const country = iban.slice(0, 2).toUpperCase();
+  return EEA.has(country) ? null : `an account in ${country}`;
+}

@@ -324,7 +324,12 @@ describe("the account a SEPA file pays from", () => {
       await db.updateTable("game").set({ environment: "sandbox" }).where("id", "=", GAME).execute();
     }
     // Set for production, the studio's account is never a sandbox game's: its files pay from the demo account.
-    const studio = { name: "Northwind Games GmbH", iban: "DE02120300000000202051", bic: "BYLADEM1001" };
+    const studio = {
+      name: "Northwind Games GmbH",
+      iban: "DE02120300000000202051",
+      bic: "BYLADEM1001",
+      address: { town: "München", country: "DE" },
+    };
     await expect(sepaPayer(db, GAME, studio)).resolves.toMatchObject({ ok: true, demo: true });
     await db.updateTable("game").set({ environment: "production" }).where("id", "=", GAME).execute();
     try {
@@ -335,9 +340,13 @@ describe("the account a SEPA file pays from", () => {
     // A sandbox game's file names the demo account, as the form says.
     await expect(sepaPayerNote(db, GAME)).resolves.toEqual({
       offered: true,
-      note: "SEPA files pay from Payout Desk Demo Ltd, IBAN ••••3000 (the demo account of a sandbox game).",
+      note:
+        "SEPA files pay from Payout Desk Demo Ltd, IBAN ••••3000, Frankfurt am Main, DE (the demo account of a " +
+        "sandbox game).",
     });
     const made = await createPaymentFiles(db, sepa, web(preparer));
-    expect(await contentOf(made.files[0]?.id ?? "")).toContain("<Nm>Payout Desk Demo Ltd</Nm>");
+    const content = await contentOf(made.files[0]?.id ?? "");
+    expect(content).toContain("<Nm>Payout Desk Demo Ltd</Nm>");
+    expect(content).toMatch(/<PstlAdr>\s*<TwnNm>Frankfurt am Main<\/TwnNm>\s*<Ctry>DE<\/Ctry>\s*<\/PstlAdr>/);
   });
 });

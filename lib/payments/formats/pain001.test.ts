@@ -118,6 +118,34 @@ describe("pain.001.001.09 credit transfer file", () => {
     expect(txs[0]?.Cdtr.Nm).toMatch(SEPA_SET);
   });
 
+  it("names the payer's town and country, which a transfer to an account outside the EEA needs", () => {
+    const uk = bankItems(2).map((item, i) =>
+      i === 0 ? { ...item, method: { ...item.method, iban: "GB82WEST12345698765432" } as typeof item.method } : item,
+    );
+    // None set: the file is not written with a transfer a bank would refuse.
+    try {
+      writePain001Files(uk, settings);
+      expect.unreachable("a transfer outside the EEA was written without the payer's address");
+    } catch (error) {
+      expect(error).toBeInstanceOf(PaymentFileError);
+      expect((error as PaymentFileError).problems).toEqual([
+        { reference: "R-000001", message: expect.stringMatching(/^an account in GB, outside the EEA: .* address/) },
+      ]);
+    }
+    const addressed = { ...settings, debtor: { ...settings.debtor, address: { town: "Zürich", country: "CH" } } };
+    const [file] = writePain001Files(uk, addressed);
+    const { PmtInf, txs } = readAsPain001(file?.content ?? "");
+    expect(txs).toHaveLength(2);
+    expect(PmtInf.Dbtr).toEqual({ Nm: "Payout Desk Ltd", PstlAdr: { TwnNm: "Zurich", Ctry: "CH" } });
+    // In the schema's order: the name, then the address, the town before the country.
+    const order =
+      /<Dbtr>\s*<Nm>[^<]*<\/Nm>\s*<PstlAdr>\s*<TwnNm>Zurich<\/TwnNm>\s*<Ctry>CH<\/Ctry>\s*<\/PstlAdr>\s*<\/Dbtr>/;
+    expect(file?.content).toMatch(order);
+    // Within the EEA, none is needed, and none is written unless set.
+    const [inEea] = writePain001Files(bankItems(2), settings);
+    expect(readAsPain001(inEea?.content ?? "").PmtInf.Dbtr).toEqual({ Nm: "Payout Desk Ltd" });
+  });
+
   it("escapes XML in a non-SEPA currency, where the text is kept", () => {
     const list = bankItems(2, "USD").map((item) => ({
       ...item,

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
 import { sepaHolderProblem, sepaText } from "./sepa-text";
+import { outsideEea } from "../sepa-area";
 import {
   byCurrency,
   type PayableItem,
@@ -51,6 +52,11 @@ export const pain001SettingsSchema = z.object({
     name: z.string().trim().min(1).max(140),
     iban: z.string().refine((v) => isValidIBAN(electronicFormatIBAN(v) ?? ""), { message: "is not a valid IBAN" }),
     bic: z.string().refine((v) => isValidBIC(v), { message: "is not a valid BIC" }),
+    /** The payer's town and country: a transfer to an account outside the EEA must name them (sepa-area.ts). */
+    address: z
+      .object({ town: z.string().trim().min(1), country: z.string().regex(/^[A-Z]{2}$/) })
+      .nullable()
+      .optional(),
   }),
 });
 export type Pain001Settings = z.infer<typeof pain001SettingsSchema>;
@@ -106,12 +112,23 @@ export function creditTransferProblem(item: PayableItem): string | null {
   return null;
 }
 
+/** A euro transfer to an account outside the EEA names the payer's address: the problem when none is set, or null. */
+export function payerAddressProblem(item: PayableItem, address: { town: string } | null | undefined): string | null {
+  if (address || item.currency !== "EUR" || item.method.kind !== "bank") return null;
+  const outside = outsideEea(item.method.iban);
+  if (!outside) return null;
+  return (
+    `${outside}, outside the EEA: a euro transfer there names the payer's address, and none is set ` +
+    "(PAYOUT_DESK_PAYER_TOWN and _COUNTRY)"
+  );
+}
+
 export function writePain001Files(items: readonly PayableItem[], settingsInput: Pain001Settings): WrittenFile[] {
   const settings = pain001SettingsSchema.parse(settingsInput);
   const valid = validateItems(items);
   const problems: { reference: string; message: string }[] = [];
   for (const item of valid) {
-    const message = creditTransferProblem(item);
+    const message = creditTransferProblem(item) ?? payerAddressProblem(item, settings.debtor.address);
     if (message) problems.push({ reference: item.reference, message });
   }
   if (problems.length > 0)
@@ -121,6 +138,7 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
     const sepa = currency === "EUR";
     const text = (value: string, max: number) => (sepa ? sepaText(value, max) : value.trim().slice(0, max));
     const msgId = `${settings.messageId}-${currency}`;
+    const address = settings.debtor.address;
     const total = sumAmounts(rows.map(payoutAmount));
     const transfers = rows.map((item) => {
       const m = item.method as Extract<PayableItem["method"], { kind: "bank" }>;
@@ -154,7 +172,11 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
             CtrlSum: total,
             ...(sepa ? { PmtTpInf: { SvcLvl: { Cd: "SEPA" } } } : {}),
             ReqdExctnDt: { Dt: settings.executionDate },
-            Dbtr: { Nm: text(settings.debtor.name, sepa ? 70 : 140) },
+            Dbtr: {
+              Nm: text(settings.debtor.name, sepa ? 70 : 140),
+              // Structured, as from November 2026: the town (Max35Text) and the country, in the schema's order.
+              ...(address ? { PstlAdr: { TwnNm: text(address.town, 35), Ctry: address.country } } : {}),
+            },
             DbtrAcct: { Id: { IBAN: electronicFormatIBAN(settings.debtor.iban) } },
             DbtrAgt: { FinInstnId: { BICFI: settings.debtor.bic } },
             ChrgBr: sepa ? "SLEV" : "SHAR",
