@@ -9,6 +9,7 @@ import {
   revenueShareSchema,
   timestampSchema,
   idTextSchema,
+  shownValueSchema,
 } from "./schema-parts";
 import { FUNDING_RAILS } from "./subscription-schemas";
 
@@ -131,7 +132,8 @@ export const refundEventSchema = z.object({
   cumulative_refunded_after_usd: amountSchema,
   reversed_attributed_usd: amountSchema,
   partner_revenue_reversed_usd: amountSchema,
-  partner_revenue_reversal_basis: z.enum(REFUND_REVERSAL_BASES),
+  /** Only shown and kept (lib/lookup/plain-words.ts): a basis the spec adds later is kept as written. */
+  partner_revenue_reversal_basis: shownValueSchema(REFUND_REVERSAL_BASES),
   is_full_refund: z.boolean(),
   settled_by_invo: notSettledByServiceSchema,
   /** Listed on the period report's events; not on the aggregate report's. */

@@ -285,6 +285,21 @@ describe("reporting schemas", () => {
     expect(parsed.charge.paid_attempt_no).toBe(1);
   });
 
+  it("keeps a refund event's reversal basis the spec does not list as written, and refuses an empty one", () => {
+    const body = periodReportBody();
+    const withBasis = (basis: unknown) => ({
+      ...body,
+      refunds: {
+        ...body.refunds,
+        events: body.refunds.events.map((e) => ({ ...e, partner_revenue_reversal_basis: basis })),
+      },
+    });
+    const later = periodReportSchema.parse(withBasis("fee_row_netted"));
+    expect(later.refunds.events[0]?.partner_revenue_reversal_basis).toBe("fee_row_netted");
+    expect(periodReportSchema.safeParse(withBasis("")).success).toBe(false);
+    expect(periodReportSchema.safeParse(withBasis(null)).success).toBe(false);
+  });
+
   it("takes a period report's subscription block in any shape (the spec shows none), or none", () => {
     const body: Record<string, unknown> = periodReportBody();
     body.subscription = { subscription_id: "SUB_1767225600_ab12cd34", amount_usd: "9.99", status: "active" };
