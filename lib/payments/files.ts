@@ -26,6 +26,7 @@ import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/
 import { wiseReference, writeWiseFiles } from "./formats/wise";
 import { type Candidate, isPaymentBar, itemFor } from "./items";
 import { paymentReference } from "./reference";
+import { outsideEea } from "./sepa-area";
 import { type CreatePaymentFileInput, type FileMethod, sepaExecutionDate } from "./schemas";
 
 /**
@@ -93,6 +94,11 @@ const NO_PAYER =
   "(PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and PAYOUT_DESK_PAYER_BIC; a production game's file never names " +
   "the demo account).";
 
+const payerOutsideEea = (where: string) =>
+  `The SEPA payer account is ${where.replace(/^an account /, "")}, outside the EEA: every euro transfer from it ` +
+  "names the payer's address, and none is set: whoever runs Payout Desk sets it (PAYOUT_DESK_PAYER_TOWN and " +
+  "PAYOUT_DESK_PAYER_COUNTRY).";
+
 /** The account a game's SEPA files pay from, or why none may be made (the form offers SEPA only with one). */
 export async function sepaPayer(
   db: Db,
@@ -100,8 +106,11 @@ export async function sepaPayer(
   configured: PayerAccount | null = configuredPayer(),
 ): Promise<{ ok: true; account: PayerAccount; demo: boolean } | { ok: false; reason: string }> {
   if ((await findGame(db, gameId))?.environment === "sandbox") return { ok: true, account: DEMO_PAYER, demo: true };
-  if (configured) return { ok: true, account: configured, demo: false };
-  return { ok: false, reason: NO_PAYER };
+  if (!configured) return { ok: false, reason: NO_PAYER };
+  // Every euro transfer from an account outside the EEA names the payer's address: without one, no file is made.
+  const outside = configured.address ? null : outsideEea(configured.iban);
+  if (outside) return { ok: false, reason: payerOutsideEea(outside) };
+  return { ok: true, account: configured, demo: false };
 }
 
 /** The account set in PAYOUT_DESK_PAYER_NAME, _IBAN and _BIC (with _TOWN and _COUNTRY, its address), or null. */
@@ -236,7 +245,7 @@ export async function createPaymentFiles(
             method: params.method,
             eurRate,
             note: `Revenue share ${month}`,
-            payerAddress: payer?.address ?? null,
+            payer,
           });
           if (!made.ok) {
             refused.push({ statementId: c.id, recipientPlayerId, reason: made.reason });

@@ -44,9 +44,21 @@ describe("a SEPA file's recipients", () => {
         "an account in GB, outside the EEA: a euro transfer there names the payer's address, and none is set " +
         "(PAYOUT_DESK_PAYER_TOWN and _COUNTRY)",
     });
-    expect(itemFor(candidate, uk, { ...sepaFile, payerAddress: null })).toMatchObject({ ok: false });
-    const addressed = { ...sepaFile, payerAddress: { town: "Frankfurt am Main" } };
+    const frankfurt = { iban: "DE89370400440532013000", address: null };
+    expect(itemFor(candidate, uk, { ...sepaFile, payer: frankfurt })).toMatchObject({ ok: false });
+    const addressed = { ...sepaFile, payer: { ...frankfurt, address: { town: "Frankfurt am Main" } } };
     expect(itemFor(candidate, uk, addressed)).toMatchObject({ ok: true, amountCurrency: "92.00" });
+    // From a payer account outside the EEA, every transfer names the address, to accounts within the EEA too.
+    const de = bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE");
+    const london = { iban: "GB29NWBK60161331926819", address: null };
+    expect(itemFor(candidate, de, { ...sepaFile, payer: london })).toEqual({
+      ok: false,
+      reason:
+        "the payer's account is in GB, outside the EEA: a euro transfer from there names the payer's address, and " +
+        "none is set (PAYOUT_DESK_PAYER_TOWN and _COUNTRY)",
+    });
+    const fromLondon = { ...sepaFile, payer: { ...london, address: { town: "London" } } };
+    expect(itemFor(candidate, de, fromLondon)).toMatchObject({ ok: true });
     // Within the EEA, none is needed.
     expect(itemFor(candidate, bankInEur("DE89370400440532013000", "COBADEFFXXX", "DE"), sepaFile)).toMatchObject({
       ok: true,

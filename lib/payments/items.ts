@@ -84,8 +84,8 @@ export function itemFor(
     method: FileMethod;
     eurRate: string | null;
     note: string;
-    /** A SEPA file's payer address (its town), or none set. */
-    payerAddress?: { town: string } | null;
+    /** A SEPA file's payer account: its IBAN and address (its town), or none set. */
+    payer?: { iban: string; address: { town: string } | null } | null;
   },
 ): ItemOrRefusal {
   if (!instruction) return { ok: false, reason: "no payout method on the recipient's profile" };
@@ -116,7 +116,7 @@ export function itemFor(
   };
   // Details saved before a rule of the files was added (an email longer than a file holds, a holder in a script SEPA
   // cannot carry) would stop everyone's file: this recipient is left out instead, saying what to mend (no value).
-  const noPayerAddress = file.method === "sepa" ? payerAddressProblem(item, file.payerAddress) : null;
+  const noPayerAddress = file.method === "sepa" ? payerAddressProblem(item, file.payer) : null;
   if (noPayerAddress) return { ok: false, reason: noPayerAddress };
   const unwritable = unwritableDetails(item, file.method);
   if (unwritable) return { ok: false, reason: unwritable };

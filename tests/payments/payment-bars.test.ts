@@ -334,6 +334,14 @@ describe("the account a SEPA file pays from", () => {
     await db.updateTable("game").set({ environment: "production" }).where("id", "=", GAME).execute();
     try {
       await expect(sepaPayer(db, GAME, studio)).resolves.toEqual({ ok: true, account: studio, demo: false });
+      // An account outside the EEA pays only with the payer's address set: every euro transfer from it names it.
+      const london = { ...studio, iban: "GB29NWBK60161331926819", bic: "NWBKGB2L", address: null };
+      await expect(sepaPayer(db, GAME, london)).resolves.toEqual({
+        ok: false,
+        reason: expect.stringMatching(/^The SEPA payer account is in GB, outside the EEA: .*PAYOUT_DESK_PAYER_TOWN/),
+      });
+      const addressed = { ...london, address: { town: "London", country: "GB" } };
+      await expect(sepaPayer(db, GAME, addressed)).resolves.toEqual({ ok: true, account: addressed, demo: false });
     } finally {
       await db.updateTable("game").set({ environment: "sandbox" }).where("id", "=", GAME).execute();
     }

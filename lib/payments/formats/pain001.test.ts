@@ -144,6 +144,24 @@ describe("pain.001.001.09 credit transfer file", () => {
     // Within the EEA, none is needed, and none is written unless set.
     const [inEea] = writePain001Files(bankItems(2), settings);
     expect(readAsPain001(inEea?.content ?? "").PmtInf.Dbtr).toEqual({ Nm: "Payout Desk Ltd" });
+    // A payer account outside the EEA names its address in every transfer, to accounts within the EEA too.
+    const fromUk = { ...settings, debtor: { ...settings.debtor, iban: "GB29NWBK60161331926819", bic: "NWBKGB2L" } };
+    try {
+      writePain001Files(bankItems(2), fromUk);
+      expect.unreachable("a transfer from outside the EEA was written without the payer's address");
+    } catch (error) {
+      expect(error).toBeInstanceOf(PaymentFileError);
+      const problems = (error as PaymentFileError).problems;
+      expect(problems).toHaveLength(2);
+      for (const problem of problems)
+        expect(problem.message).toMatch(/^the payer's account is in GB, outside the EEA: .* \(PAYOUT_DESK_PAYER_TOWN/);
+    }
+    const london = { ...fromUk, debtor: { ...fromUk.debtor, address: { town: "London", country: "GB" } } };
+    const [fromLondon] = writePain001Files(bankItems(2), london);
+    expect(readAsPain001(fromLondon?.content ?? "").PmtInf.Dbtr).toEqual({
+      Nm: "Payout Desk Ltd",
+      PstlAdr: { TwnNm: "London", Ctry: "GB" },
+    });
   });
 
   it("escapes XML in a non-SEPA currency, where the text is kept", () => {

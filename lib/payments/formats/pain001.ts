@@ -112,13 +112,25 @@ export function creditTransferProblem(item: PayableItem): string | null {
   return null;
 }
 
-/** A euro transfer to an account outside the EEA names the payer's address: the problem when none is set, or null. */
-export function payerAddressProblem(item: PayableItem, address: { town: string } | null | undefined): string | null {
-  if (address || item.currency !== "EUR" || item.method.kind !== "bank") return null;
-  const outside = outsideEea(item.method.iban);
-  if (!outside) return null;
+/**
+ * A euro transfer between the EEA and an account outside it names the payer's address, whichever side is outside:
+ * the problem when none is set, or null.
+ */
+export function payerAddressProblem(
+  item: PayableItem,
+  payer: { iban: string; address?: { town: string } | null } | null | undefined,
+): string | null {
+  if (payer?.address || item.currency !== "EUR" || item.method.kind !== "bank") return null;
+  const from = payer ? outsideEea(payer.iban) : null;
+  if (from)
+    return (
+      `the payer's account is ${from.replace(/^an account /, "")}, outside the EEA: a euro transfer from there names ` +
+      "the payer's address, and none is set (PAYOUT_DESK_PAYER_TOWN and _COUNTRY)"
+    );
+  const to = outsideEea(item.method.iban);
+  if (!to) return null;
   return (
-    `${outside}, outside the EEA: a euro transfer there names the payer's address, and none is set ` +
+    `${to}, outside the EEA: a euro transfer there names the payer's address, and none is set ` +
     "(PAYOUT_DESK_PAYER_TOWN and _COUNTRY)"
   );
 }
@@ -128,7 +140,7 @@ export function writePain001Files(items: readonly PayableItem[], settingsInput: 
   const valid = validateItems(items);
   const problems: { reference: string; message: string }[] = [];
   for (const item of valid) {
-    const message = creditTransferProblem(item) ?? payerAddressProblem(item, settings.debtor.address);
+    const message = creditTransferProblem(item) ?? payerAddressProblem(item, settings.debtor);
     if (message) problems.push({ reference: item.reference, message });
   }
   if (problems.length > 0)
