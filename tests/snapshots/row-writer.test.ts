@@ -143,13 +143,55 @@ describe("the row writer when a read starts over", () => {
     await unpublished(async (trx, connection, snapshotId) => {
       const writer = await createRowWriter(trx, connection, snapshotId);
       writer.addPage(page(1, "page 1"));
-      // A name PostgreSQL cannot store (a NUL the service's JSON escaped): its rows' insert fails.
+      // An id PostgreSQL cannot store (a NUL the service's JSON escaped; names are kept with U+FFFD): the insert fails.
       const [recipient] = part([9]);
       if (!recipient) throw new Error("the part has a recipient");
-      writer.addRecipients([{ ...recipient, recipient: { ...recipient.recipient, player_name: "A\u0000B" } }]);
+      const reversals = recipient.reversals.map((r) => ({ ...r, subscription_id: "SUB\u0000" }));
+      expect(reversals).toHaveLength(1);
+      writer.addRecipients([{ ...recipient, reversals }]);
       const failed = await writer.flush().catch((error: unknown) => error);
       expect(failed).toBeInstanceOf(Error);
       await expect(writer.addPage(page(2, "page 2"))).rejects.toBe(failed);
+    });
+  });
+
+  it("stores a name, an item and a note the service sent with a NUL, read as U+FFFD, rather than failing", async () => {
+    const body = attributionReportBody();
+    const [first] = body.recipients;
+    if (!first) throw new Error("the report has a recipient");
+    const named = {
+      ...first,
+      recipient: { ...first.recipient, player_name: "A\u0000B", player_email: "a\u0000b@example.com" },
+      periods: [{ ...renewalLineBody(), period_id: 5, item_name: "Gold\u0000Pass" }],
+      reversals: first.reversals.map((r) => ({ ...r, note: "refunded\u0000" })),
+    };
+    // As the service's JSON carries it: the escape, parsed into the character.
+    const [recipient] = attributionReportSchema.parse(
+      JSON.parse(JSON.stringify({ ...body, recipients: [named] })),
+    ).recipients;
+    if (!recipient) throw new Error("the report has a recipient");
+    await unpublished(async (trx, connection, snapshotId) => {
+      const writer = await createRowWriter(trx, connection, snapshotId);
+      writer.addRecipients([recipient]);
+      await writer.flush();
+      const row = await trx
+        .selectFrom("snapshot_recipient")
+        .select(["player_name", "player_email"])
+        .where("snapshot_id", "=", snapshotId)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ player_name: "A\uFFFDB", player_email: "a\uFFFDb@example.com" });
+      const line = await trx
+        .selectFrom("snapshot_line")
+        .select("item_name")
+        .where("snapshot_id", "=", snapshotId)
+        .executeTakeFirstOrThrow();
+      expect(line.item_name).toBe("Gold\uFFFDPass");
+      const notes = await trx
+        .selectFrom("snapshot_reversal")
+        .select("note")
+        .where("snapshot_id", "=", snapshotId)
+        .execute();
+      expect(notes.map((n) => n.note)).toEqual(first.reversals.map(() => "refunded\uFFFD"));
     });
   });
 
