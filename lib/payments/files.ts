@@ -26,7 +26,7 @@ import { type PayableItem, PaymentFileError, type WrittenFile } from "./formats/
 import { wiseReference, writeWiseFiles } from "./formats/wise";
 import { type Candidate, isPaymentBar, itemFor } from "./items";
 import { paymentReference } from "./reference";
-import { outsideEea } from "./sepa-area";
+import { countryOutsideEea } from "./sepa-area";
 import { type CreatePaymentFileInput, type FileMethod, sepaExecutionDate } from "./schemas";
 
 /**
@@ -94,10 +94,9 @@ const NO_PAYER =
   "(PAYOUT_DESK_PAYER_NAME, PAYOUT_DESK_PAYER_IBAN and PAYOUT_DESK_PAYER_BIC; a production game's file never names " +
   "the demo account).";
 
-const payerOutsideEea = (where: string) =>
-  `The SEPA payer account is ${where.replace(/^an account /, "")}, outside the EEA: every euro transfer from it ` +
-  "names the payer's address, and none is set: whoever runs Payout Desk sets it (PAYOUT_DESK_PAYER_TOWN and " +
-  "PAYOUT_DESK_PAYER_COUNTRY).";
+const payerOutsideEea = (country: string) =>
+  `The SEPA payer account is in ${country}, outside the EEA: every euro transfer from it names the payer's ` +
+  "address, and none is set: whoever runs Payout Desk sets it (PAYOUT_DESK_PAYER_TOWN and PAYOUT_DESK_PAYER_COUNTRY).";
 
 /** The account a game's SEPA files pay from, or why none may be made (the form offers SEPA only with one). */
 export async function sepaPayer(
@@ -108,7 +107,7 @@ export async function sepaPayer(
   if ((await findGame(db, gameId))?.environment === "sandbox") return { ok: true, account: DEMO_PAYER, demo: true };
   if (!configured) return { ok: false, reason: NO_PAYER };
   // Every euro transfer from an account outside the EEA names the payer's address: without one, no file is made.
-  const outside = configured.address ? null : outsideEea(configured.iban);
+  const outside = configured.address ? null : countryOutsideEea(configured.iban);
   if (outside) return { ok: false, reason: payerOutsideEea(outside) };
   return { ok: true, account: configured, demo: false };
 }

@@ -37,8 +37,14 @@ const EEA = new Set(
   ).split(" "),
 );
 
+/** The country of an account outside the EEA ("GB"), or null when it is in the EEA. */
+export function countryOutsideEea(iban: string): string | null {
+  const country = iban.slice(0, 2).toUpperCase();
+  return EEA.has(country) ? null : country;
+}
+
 /** Where an account in the SEPA area but outside the EEA is ("an account in GB"), or null when it is in the EEA. */
 export function outsideEea(iban: string): string | null {
-  const country = iban.slice(0, 2).toUpperCase();
-  return EEA.has(country) ? null : `an account in ${country}`;
+  const country = countryOutsideEea(iban);
+  return country && `an account in ${country}`;
 }

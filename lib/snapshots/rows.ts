@@ -1,3 +1,4 @@
+import { withoutNul } from "@/core/characters";
 import type { AttributionRecipient, RenewalLine } from "@/lib/service/schemas";
 import { formatInstant, parseServiceInstant } from "@/lib/time";
 import type { FetchedWindow } from "./fetch";
@@ -56,18 +57,13 @@ export function buildRecipientRows(recipients: readonly AttributionRecipient[], 
 }
 
 /**
- * Text the desk only shows and keeps (a player's name, email or identity, an item's name, a note), as stored: a NUL
- * in it (JSON's \u0000), which PostgreSQL's text takes none of, becomes U+FFFD. Stored as sent, one recipient's name
- * would fail every snapshot of its window for good, and nobody in it could be paid. Done here, on the rows, rather
- * than in the answer's schema: a transform there made parsing a page a third slower.
- */
-function storable<T extends string | null>(text: T): T {
-  return (text?.includes("\u0000") ? text.replaceAll("\u0000", "\uFFFD") : text) as T;
-}
-
-/**
  * Rows of some recipients (1-based `firstRank` as above) with their reversals and refund events, but not their lines:
  * a window read in parts writes those part by part (buildLineRows), and keeps only their facts.
+ *
+ * Here and in a line's row, text the desk only shows and keeps (a player's name, email or identity, an item's name, a
+ * note) is stored without NULs (`withoutNul`): stored as sent, one recipient's name would fail every snapshot of its
+ * window for good, and nobody in it could be paid. Done on the rows rather than in the answer's schema, where a
+ * transform made parsing a page a third slower.
  */
 export function buildRecipientRowsWithoutLines(
   recipients: readonly RecipientWith<LineFacts>[],
@@ -80,9 +76,9 @@ export function buildRecipientRowsWithoutLines(
       recipient_player_id: id,
       service_rank: firstRank + index,
       resolved: r.recipient.resolved,
-      player_email: storable(r.recipient.player_email),
-      player_name: storable(r.recipient.player_name),
-      identity_id: storable(r.recipient.identity_id),
+      player_email: withoutNul(r.recipient.player_email),
+      player_name: withoutNul(r.recipient.player_name),
+      identity_id: withoutNul(r.recipient.identity_id),
       renewal_count: r.renewal_count,
       subscription_count: r.subscription_count,
       reversal_count: r.reversal_count,
@@ -109,7 +105,7 @@ export function buildRecipientRowsWithoutLines(
         partner_revenue_reversed_usd: reversal.partner_revenue_reversed_usd,
         reversal_basis: reversal.reversal_basis,
         nets_to_zero_in_window: reversal.nets_to_zero_in_window,
-        note: storable(reversal.note ?? null),
+        note: withoutNul(reversal.note ?? null),
         event_count: reversal.refund_events.length,
       });
       reversal.refund_events.forEach((event, seq) => {
@@ -138,7 +134,7 @@ function lineRow(line: RenewalLine, recipientPlayerId: number): Row {
     subscription_id: line.subscription_id,
     period_seq: line.period_seq,
     item_id: line.item_id,
-    item_name: storable(line.item_name),
+    item_name: withoutNul(line.item_name),
     status: line.status,
     period_start: instant(line.period_start),
     period_end: instant(line.period_end),

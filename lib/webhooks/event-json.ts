@@ -1,3 +1,4 @@
+import { withoutNul } from "@/core/characters";
 import { parseWebhookEvent } from "@/lib/service/schemas";
 
 /**
@@ -6,7 +7,7 @@ import { parseWebhookEvent } from "@/lib/service/schemas";
  * itself is kept as the service sent it.
  */
 export function readEventJson(value: unknown, depth = 0): unknown {
-  if (typeof value === "string") return value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value;
+  if (typeof value === "string") return withoutNul(value);
   if (value === null || typeof value !== "object") return value;
   if (depth >= EVENT_JSON_DEPTH) throw new EventTooDeepError();
   if (Array.isArray(value)) return value.map((v) => readEventJson(v, depth + 1));

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { Money } from "@/core/money";
 import { countOf } from "@/lib/format";
 import { sepaHolderProblem, sepaText } from "./sepa-text";
-import { outsideEea } from "../sepa-area";
+import { countryOutsideEea, outsideEea } from "../sepa-area";
 import {
   byCurrency,
   type PayableItem,
@@ -121,11 +121,11 @@ export function payerAddressProblem(
   payer: { iban: string; address?: { town: string } | null } | null | undefined,
 ): string | null {
   if (payer?.address || item.currency !== "EUR" || item.method.kind !== "bank") return null;
-  const from = payer ? outsideEea(payer.iban) : null;
+  const from = payer ? countryOutsideEea(payer.iban) : null;
   if (from)
     return (
-      `the payer's account is ${from.replace(/^an account /, "")}, outside the EEA: a euro transfer from there names ` +
-      "the payer's address, and none is set (PAYOUT_DESK_PAYER_TOWN and _COUNTRY)"
+      `the payer's account is in ${from}, outside the EEA: a euro transfer from there names the payer's address, ` +
+      "and none is set (PAYOUT_DESK_PAYER_TOWN and _COUNTRY)"
     );
   const to = outsideEea(item.method.iban);
   if (!to) return null;
